@@ -1,0 +1,62 @@
+"""Count views of any Django view: a decorator for functions, a mixin for class-based views."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from django.http import Http404, HttpRequest, HttpResponse
+
+from counters import services
+from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
+
+NameSource = str | Callable[..., str]
+
+
+def record_view_for(request: HttpRequest, name: str) -> None:
+    """Count one view of `name` for a GET and leave the result on the request.
+
+    `request.counter` holds the new CounterState, or None when the store is unavailable:
+    the page still renders and says that counts are unavailable.
+    """
+    request.counter = None
+    request.counter_unavailable = False
+    if request.method != "GET":
+        return
+    try:
+        request.counter = services.view_record(slug=name)
+    except (UnknownCounter, InvalidInput) as exc:
+        raise Http404(exc.detail) from exc
+    except StoreUnavailable:
+        request.counter_unavailable = True
+
+
+def count_view(name: NameSource) -> Callable:
+    """Count a view of a registered page on every GET; `name` may be a callable of the view's args."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            counter = name(request, *args, **kwargs) if callable(name) else name
+            record_view_for(request, counter)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+class CountedViewMixin:
+    """Count a view on every GET of a class-based view; the name is `counter_name` or the `slug` kwarg."""
+
+    counter_name: str | None = None
+
+    def get_counter_name(self) -> str:
+        """Name of the page counter this view counts."""
+        return self.counter_name or self.kwargs["slug"]
+
+    def dispatch(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        """Count before the view runs so the template can show the new total."""
+        self.request, self.args, self.kwargs = request, args, kwargs
+        record_view_for(request, self.get_counter_name())
+        return super().dispatch(request, *args, **kwargs)

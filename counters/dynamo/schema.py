@@ -1,0 +1,84 @@
+"""The single-table schema: key builders, attribute names and table creation."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+# Attribute names, in one place so expressions and readers cannot drift apart.
+PK = "PK"
+SK = "SK"
+VALUE = "value"
+VERSION = "version"
+KIND = "kind"
+TITLE = "title"
+DESCRIPTION = "description"
+START = "start"
+STEP = "step"
+UPDATED_AT = "updated_at"
+CREATED_AT = "created_at"
+EXPIRES_AT = "expires_at"  # the table's TTL attribute
+
+TOTAL_SK = "TOTAL"
+COUNTER_REGISTRY_PK = "REGISTRY"
+POLL_REGISTRY_PK = "POLLS"
+
+
+def counter_pk(name: str) -> str:
+    """Partition key of a counter."""
+    return f"C#{name}"
+
+
+def total_key(name: str) -> dict[str, Any]:
+    """Key of a counter's total item."""
+    return {PK: {"S": counter_pk(name)}, SK: {"S": TOTAL_SK}}
+
+
+def counter_registry_key(name: str) -> dict[str, Any]:
+    """Key of a counter's registry entry."""
+    return {PK: {"S": COUNTER_REGISTRY_PK}, SK: {"S": name}}
+
+
+def poll_registry_key(poll_id: str) -> dict[str, Any]:
+    """Key of a poll's registry entry, which holds its question and options."""
+    return {PK: {"S": POLL_REGISTRY_PK}, SK: {"S": poll_id}}
+
+
+def poll_pk(poll_id: str) -> str:
+    """Partition key of a poll's voter records."""
+    return f"P#{poll_id}"
+
+
+TABLE_DEFINITION: dict[str, Any] = {
+    "AttributeDefinitions": [
+        {"AttributeName": PK, "AttributeType": "S"},
+        {"AttributeName": SK, "AttributeType": "S"},
+    ],
+    "KeySchema": [
+        {"AttributeName": PK, "KeyType": "HASH"},
+        {"AttributeName": SK, "KeyType": "RANGE"},
+    ],
+    "BillingMode": "PAY_PER_REQUEST",
+}
+
+
+def ensure_table(client: Any, table: str) -> bool:
+    """Create the table (and its TTL) if it is missing; return whether it was created."""
+    try:
+        client.describe_table(TableName=table)
+        return False
+    except client.exceptions.ResourceNotFoundException:
+        pass
+    try:
+        client.create_table(TableName=table, **TABLE_DEFINITION)
+    except client.exceptions.ResourceInUseException:
+        # Another process created it between our describe and create.
+        pass
+    client.get_waiter("table_exists").wait(TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    client.update_time_to_live(
+        TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES_AT}
+    )
+    logger.info("Created DynamoDB table %s", table)
+    return True

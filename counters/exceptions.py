@@ -1,0 +1,72 @@
+"""The project's own errors, raised by the store and mapped to HTTP statuses by the views."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from counters.store.base import CounterState
+
+
+class CounterError(Exception):
+    """Base class of every counters error; `code` and `status` shape the JSON answer."""
+
+    code = "error"
+    status = 400
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class InvalidInput(CounterError):
+    """A name, body or parameter that does not fit the contract."""
+
+    code = "invalid"
+    status = 400
+
+
+class UnknownCounter(CounterError):
+    """The counter, page or poll is not registered."""
+
+    code = "not_found"
+    status = 404
+
+
+class Conflict(CounterError):
+    """A concurrent change won; the caller may look again and retry."""
+
+    code = "conflict"
+    status = 409
+
+
+class VersionConflict(Conflict):
+    """A conditional write saw another version than the one expected."""
+
+    code = "version_conflict"
+
+    def __init__(self, detail: str, *, current: CounterState | None = None) -> None:
+        super().__init__(detail)
+        self.current = current
+
+
+class RateLimited(CounterError):
+    """Too many requests from one client."""
+
+    code = "rate_limited"
+    status = 429
+
+    def __init__(self, detail: str, *, retry_after: int) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after
+
+
+class StoreUnavailable(CounterError):
+    """DynamoDB is throttling, down or too slow; nothing was acknowledged."""
+
+    code = "store_unavailable"
+    status = 503
+
+    def __init__(self, detail: str, *, retry_after: int = 1) -> None:
+        super().__init__(detail)
+        self.retry_after = retry_after

@@ -1,0 +1,116 @@
+"""Reads shaped for pages, the JSON API and websocket snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.cache import cache
+
+from counters.names import option_counter_name, validate_counter_name, validate_slug
+from counters.store import CounterState, PollDefinition, get_store
+
+PAGE_META_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class PageMeta:
+    """What a counted page shows besides its count."""
+
+    slug: str
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
+class OptionTotal:
+    """One poll option with its vote count."""
+
+    id: str
+    label: str
+    counter: str
+    votes: int
+    version: int
+
+
+@dataclass(frozen=True)
+class PollTotals:
+    """A poll with the totals of its options."""
+
+    id: str
+    question: str
+    closed: bool
+    options: tuple[OptionTotal, ...]
+
+    @property
+    def total_votes(self) -> int:
+        """Votes across every option."""
+        return sum(option.votes for option in self.options)
+
+    def as_dict(self) -> dict:
+        """Serialise for the JSON API."""
+        return {
+            "id": self.id,
+            "question": self.question,
+            "closed": self.closed,
+            "total": self.total_votes,
+            "options": [option.__dict__ for option in self.options],
+        }
+
+
+def counter_list() -> list[CounterState]:
+    """Every registered counter with its total."""
+    return get_store().list_counters()
+
+
+def counter_get(*, name: str) -> CounterState:
+    """One counter by name."""
+    return get_store().get(validate_counter_name(name))
+
+
+def page_list() -> list[CounterState]:
+    """Registered pages (views counters), for links on the dashboard."""
+    return [state for state in counter_list() if state.kind == "views"]
+
+
+def page_meta(*, slug: str) -> PageMeta:
+    """Title and description of a page, cached briefly so a counted page costs one write."""
+    key = f"counters:page-meta:{validate_slug(slug)}"
+    meta = cache.get(key)
+    if meta is None:
+        state = get_store().get(slug)
+        meta = PageMeta(slug=slug, title=state.title or slug, description=state.description)
+        cache.set(key, meta, PAGE_META_SECONDS)
+    return meta
+
+
+def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
+    """Attach option totals to polls with one batched read."""
+    names = [option_counter_name(poll.id, option.id) for poll in polls for option in poll.options]
+    states = {state.name: state for state in get_store().get_many(names)}
+    result = []
+    for poll in polls:
+        options = []
+        for option in poll.options:
+            counter = option_counter_name(poll.id, option.id)
+            state = states.get(counter)
+            options.append(
+                OptionTotal(
+                    id=option.id,
+                    label=option.label,
+                    counter=counter,
+                    votes=state.value if state else 0,
+                    version=state.version if state else 0,
+                )
+            )
+        result.append(PollTotals(id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options)))
+    return result
+
+
+def poll_list() -> list[PollTotals]:
+    """Every poll with its totals."""
+    return poll_totals_for(get_store().list_polls())
+
+
+def poll_totals(*, poll_id: str) -> PollTotals:
+    """One poll with its totals."""
+    return poll_totals_for([get_store().get_poll(validate_slug(poll_id, what="poll id"))])[0]

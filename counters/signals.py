@@ -1,0 +1,17 @@
+"""Signal handlers: drop cached store clients when a relevant setting changes."""
+
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+
+STORE_SETTINGS = frozenset(
+    {"DYNAMODB_ENDPOINT_URL", "AWS_REGION", "COUNTERS_TABLE", "COUNTERS_DATA_DIR", "COUNTERS_STORE_BACKEND"}
+)
+
+
+@receiver(setting_changed)
+def forget_store_on_setting_change(*, setting: str, **kwargs: object) -> None:
+    """Rebuild the store lazily after override_settings touches its configuration."""
+    if setting in STORE_SETTINGS:
+        from counters.store import reset_store
+
+        reset_store()

@@ -1,0 +1,98 @@
+"""The counter store contract: what every backend must do, and the values it returns."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class CounterDefinition:
+    """A counter to register: its first write starts from `start`, each hit adds `step`."""
+
+    name: str
+    kind: str
+    title: str = ""
+    description: str = ""
+    start: int = 0
+    step: int = 1
+
+
+@dataclass(frozen=True)
+class CounterState:
+    """A counter's total as the store last acknowledged it."""
+
+    name: str
+    kind: str
+    value: int
+    version: int
+    title: str = ""
+    description: str = ""
+    updated_at: str | None = None
+
+    def as_dict(self) -> dict:
+        """Serialise for JSON answers and websocket frames."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PollOption:
+    """One option of a poll."""
+
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PollDefinition:
+    """A poll: a question and its options; closed polls take no votes."""
+
+    id: str
+    question: str
+    options: tuple[PollOption, ...] = field(default_factory=tuple)
+    closed: bool = False
+
+
+class CounterStore(ABC):
+    """Where counters live; the only layer that talks to the database."""
+
+    @abstractmethod
+    def ensure_table(self) -> bool:
+        """Create the storage if missing; return whether it was created."""
+
+    @abstractmethod
+    def define_counter(self, definition: CounterDefinition) -> bool:
+        """Register a counter once; return False if it already existed (it is left as it is)."""
+
+    @abstractmethod
+    def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
+        """Add `by` (default: the counter's step) to a registered counter of `kind` in one write."""
+
+    @abstractmethod
+    def get(self, name: str) -> CounterState:
+        """Read one counter; raise UnknownCounter if it is not registered."""
+
+    @abstractmethod
+    def get_many(self, names: Iterable[str]) -> list[CounterState]:
+        """Read several registered counters at once, in the order given; unknown names are left out."""
+
+    @abstractmethod
+    def counter_names(self) -> list[str]:
+        """Names of every registered counter, sorted."""
+
+    def list_counters(self) -> list[CounterState]:
+        """Read every registered counter."""
+        return self.get_many(self.counter_names())
+
+    @abstractmethod
+    def define_poll(self, poll: PollDefinition) -> bool:
+        """Register a poll and a votes counter per option; return False if it already existed."""
+
+    @abstractmethod
+    def get_poll(self, poll_id: str) -> PollDefinition:
+        """Read one poll's definition; raise UnknownCounter if unknown."""
+
+    @abstractmethod
+    def list_polls(self) -> list[PollDefinition]:
+        """Every registered poll, sorted by id."""

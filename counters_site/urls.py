@@ -1,0 +1,12 @@
+"""Top-level URLs: the admin and the counters app."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("counters.urls")),
+]
+
+handler404 = "counters.errors.not_found"
+handler500 = "counters.errors.server_error"

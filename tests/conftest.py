@@ -1,0 +1,57 @@
+"""Shared fixtures: one in-memory DynamoDB Local per test session, a fresh table per test."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from django.conf import settings as django_settings
+
+from counters.dynamo.local import InMemoryDynamo, LocalDynamo
+from counters.store import CounterStore, get_store, reset_store
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local() -> Iterator[LocalDynamo]:
+    """Start Amazon DynamoDB Local in memory on a free port for the whole session."""
+    with InMemoryDynamo(base_dir=django_settings.BASE_DIR) as local:
+        saved = {key: os.environ.get(key) for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
+        # The store finds credentials through boto3's usual chain, as it would on AWS.
+        os.environ["AWS_ACCESS_KEY_ID"] = local.access_key_id
+        os.environ["AWS_SECRET_ACCESS_KEY"] = local.secret_access_key
+        try:
+            yield local
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+@pytest.fixture
+def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path):
+    """Point the app at the session's DynamoDB Local and a table of its own."""
+    settings.DYNAMODB_ENDPOINT_URL = dynamodb_local.endpoint_url
+    settings.AWS_REGION = dynamodb_local.region
+    settings.COUNTERS_TABLE = f"test-{uuid.uuid4().hex[:12]}"
+    settings.COUNTERS_DATA_DIR = tmp_path
+    yield settings
+    reset_store()
+
+
+@pytest.fixture
+def store(store_settings) -> CounterStore:
+    """The app's store on a fresh, empty table in DynamoDB Local."""
+    return get_store()
+
+
+@pytest.fixture
+def demo_store(store) -> CounterStore:
+    """A fresh table holding the demo pages and polls."""
+    from counters.seed import seed_demo
+
+    seed_demo(store)
+    return store
