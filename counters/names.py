@@ -17,7 +17,8 @@ def validate_slug(value: object, *, what: str = "slug") -> str:
     """Return a valid slug (page, poll or option id) or raise InvalidInput."""
     if not isinstance(value, str) or not SLUG_PATTERN.fullmatch(value):
         raise InvalidInput(
-            f"A {what} is 1 to {MAX_NAME_LENGTH} lowercase letters, digits, '-' or '_', starting with a letter or digit."
+            f"A {what} is 1 to {MAX_NAME_LENGTH} lowercase letters, digits, '-' or '_', "
+            "starting with a letter or digit."
         )
     return value
 

@@ -11,10 +11,16 @@ DEMO_PAGES = (
         name=DASHBOARD_COUNTER, kind="views", title="Dashboard", description="The live dashboard itself."
     ),
     CounterDefinition(
-        name="welcome", kind="views", title="Welcome", description="A first page to visit: each visit counts once."
+        name="welcome",
+        kind="views",
+        title="Welcome",
+        description="A first page to visit: each visit counts once.",
     ),
     CounterDefinition(
-        name="pricing", kind="views", title="Pricing", description="A page that carries over 1,000 views counted elsewhere.",
+        name="pricing",
+        kind="views",
+        title="Pricing",
+        description="A page that carries over 1,000 views counted elsewhere.",
         start=1000,
     ),
     CounterDefinition(

@@ -102,7 +102,9 @@ def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
                     version=state.version if state else 0,
                 )
             )
-        result.append(PollTotals(id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options)))
+        result.append(
+            PollTotals(id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options))
+        )
     return result
 
 

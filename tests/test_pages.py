@@ -88,5 +88,3 @@ def test_unknown_api_path_is_json_404(client):
     response = client.get("/api/nothing-here")
     assert response.status_code == 404
     assert response.json()["error"] == "not_found"
-
-

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -71,14 +72,14 @@ def ensure_table(client: Any, table: str) -> bool:
         return False
     except client.exceptions.ResourceNotFoundException:
         pass
-    try:
+    # Another process may create it between our describe and create.
+    with contextlib.suppress(client.exceptions.ResourceInUseException):
         client.create_table(TableName=table, **TABLE_DEFINITION)
-    except client.exceptions.ResourceInUseException:
-        # Another process created it between our describe and create.
-        pass
     client.get_waiter("table_exists").wait(TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
-    client.update_time_to_live(
-        TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES_AT}
-    )
+    # A concurrent creator may have enabled TTL already.
+    with contextlib.suppress(client.exceptions.ClientError):
+        client.update_time_to_live(
+            TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES_AT}
+        )
     logger.info("Created DynamoDB table %s", table)
     return True

@@ -233,9 +233,7 @@ class DynamoCounterStore(CounterStore):
         item = {
             **s.poll_registry_key(poll.id),
             "question": {"S": poll.question},
-            "options": {
-                "L": [{"M": {"id": {"S": o.id}, "label": {"S": o.label}}} for o in poll.options]
-            },
+            "options": {"L": [{"M": {"id": {"S": o.id}, "label": {"S": o.label}}} for o in poll.options]},
             "closed": {"BOOL": poll.closed},
             s.CREATED_AT: {"S": now_iso()},
         }
@@ -263,4 +261,3 @@ class DynamoCounterStore(CounterStore):
     def list_polls(self) -> list[PollDefinition]:
         """Every poll from its registry partition."""
         return [poll_from_item(item) for item in self._query_all(s.POLL_REGISTRY_PK)]
-

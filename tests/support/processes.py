@@ -1,0 +1,127 @@
+"""Start and stop real site processes (daphne or runserver) on free loopback ports for tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import requests
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+READY_TIMEOUT = 60
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def site_environment(**overrides: str) -> dict[str, str]:
+    """The environment a site process runs with: production-like, DEBUG off unless asked."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "counters_site.settings",
+            "DJANGO_DEBUG": "false",
+            "DJANGO_SECRET_KEY": "test-site-secret-key-0123456789abcdefghijklmnopqrstuvwxyz",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(overrides)
+    return env
+
+
+class SiteProcess:
+    """A real site on 127.0.0.1:<port>, served by daphne (default) or `manage.py runserver`."""
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str],
+        log_path: Path,
+        server: str = "daphne",
+        port: int | None = None,
+    ) -> None:
+        self.env = dict(env)
+        self.log_path = log_path
+        self.server = server
+        self.port = port or free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """Base URL, without a trailing slash."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        """The command line that serves the site."""
+        if self.server == "runserver":
+            return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"]
+        return [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "counters_site.asgi:application",
+        ]
+
+    def migrate(self) -> None:
+        """Create the SQLite schema the site's sessions and admin need."""
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=PROJECT_DIR,
+            env=self.env,
+            check=True,
+        )
+
+    def start(self) -> SiteProcess:
+        """Start the server and wait until it answers HTTP."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            self.command(), cwd=PROJECT_DIR, env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"site exited early; log:\n{self.log_text()[-3000:]}")
+            try:
+                if requests.get(f"{self.url}/api/counters", timeout=5).status_code < 500:
+                    return self
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"site did not answer within {READY_TIMEOUT}s; log:\n{self.log_text()[-3000:]}")
+
+    def stop(self, timeout: float = 10) -> None:
+        """Stop the server: SIGTERM, then SIGKILL if it lingers."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout)
+
+    def log_text(self) -> str:
+        """Everything the server printed."""
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def __enter__(self) -> SiteProcess:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
