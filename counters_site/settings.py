@@ -71,6 +71,8 @@ TEMPLATES = [
 ]
 
 COUNTERS_DATA_DIR = Path(os.environ.get("COUNTERS_DATA_DIR", BASE_DIR / "var"))
+# SQLite cannot create its folder, and a fresh clone has no var/ yet.
+COUNTERS_DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 DATABASES = {
     "default": dj_database_url.config(
