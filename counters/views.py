@@ -24,7 +24,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         counters, polls, unavailable = [], [], True
     context = {
         "counters": counters,
-        "pages": [state for state in counters if state.kind == "views"],
+        "pages": [state for state in counters if state.kind == "views" and state.name != DASHBOARD_COUNTER],
         "polls": polls,
         "counts_unavailable": unavailable or request.counter_unavailable,
     }
