@@ -20,6 +20,13 @@ def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
     return JsonResponse(selectors.counter_get(name=name).as_dict())
 
 
+@json_api("GET")
+def counter_history(request: HttpRequest, name: str) -> JsonResponse:
+    """`GET /api/counters/<name>/history?window=1h|48h|90d`: views per bucket, zero-filled."""
+    window = request.GET.get("window", "1h")
+    return JsonResponse(selectors.counter_history(name=name, window=window).as_dict())
+
+
 @json_api("POST")
 def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
     """`POST /api/views/<slug>`: count one view of a registered page."""

@@ -75,3 +75,8 @@ def store_backend() -> str:
 def seed_demo() -> bool:
     """Whether a newly created table gets the demo pages and polls."""
     return bool(getattr(settings, "COUNTERS_SEED_DEMO", True))
+
+
+def history_flush_seconds() -> float:
+    """How often each process writes its tallied history buckets."""
+    return float(getattr(settings, "COUNTERS_HISTORY_FLUSH_SECONDS", 1.0))

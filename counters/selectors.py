@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
 
+from counters.buckets import Window, iso, window_named
 from counters.names import option_counter_name, validate_counter_name, validate_slug
 from counters.store import CounterState, PollDefinition, get_store
 
@@ -116,3 +118,40 @@ def poll_list() -> list[PollTotals]:
 def poll_totals(*, poll_id: str) -> PollTotals:
     """One poll with its totals."""
     return poll_totals_for([get_store().get_poll(validate_slug(poll_id, what="poll id"))])[0]
+
+
+@dataclass(frozen=True)
+class CounterHistory:
+    """Views per bucket over a chart window, oldest first, empty buckets as 0."""
+
+    name: str
+    window: Window
+    starts: tuple[int, ...]
+    counts: tuple[int, ...]
+
+    def as_dict(self) -> dict:
+        """Serialise for the JSON API."""
+        return {
+            "name": self.name,
+            "window": self.window.name,
+            "resolution": self.window.resolution.name,
+            "bucket_seconds": self.window.resolution.seconds,
+            "total": sum(self.counts),
+            "points": [
+                {"start": iso(start), "count": count}
+                for start, count in zip(self.starts, self.counts, strict=True)
+            ],
+        }
+
+
+def counter_history(*, name: str, window: str, now: float | None = None) -> CounterHistory:
+    """A counter's views per minute or hour over `window` (1h, 48h, 90d), zero-filled."""
+    name = validate_counter_name(name)
+    chosen = window_named(window)
+    store = get_store()
+    store.get(name)  # unknown counters are a 404, not an empty chart
+    resolution = chosen.resolution
+    starts = chosen.starts(time.time() if now is None else now)
+    found = store.read_buckets(name, first=resolution.key(starts[0]), last=resolution.key(starts[-1]))
+    counts = tuple(found.get(resolution.key(start), 0) for start in starts)
+    return CounterHistory(name=name, window=chosen, starts=tuple(starts), counts=counts)

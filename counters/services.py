@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from counters import broadcast
-from counters.names import validate_slug
+from counters import broadcast, history, hot
+from counters.names import validate_counter_name, validate_slug
 from counters.store import CounterState, get_store
 
 
@@ -11,5 +11,14 @@ def view_record(*, slug: str) -> CounterState:
     """Count one view of a registered page and push its new total."""
     validate_slug(slug, what="page slug")
     state = get_store().increment(slug, kind="views")
+    history.record(name=slug)
+    hot.written(name=slug)
+    broadcast.publish([state])
+    return state
+
+
+def counter_make_hot(*, name: str, shards: int) -> CounterState:
+    """Spread a counter's writes over `shards` shards, keeping its count, and push its total."""
+    state = get_store().make_hot(validate_counter_name(name), shards=shards)
     broadcast.publish([state])
     return state

@@ -11,6 +11,7 @@ urlpatterns = [
     path("pages/<str:slug>/", views.page, name="page"),
     path("api/counters", api.counter_list, name="api-counters"),
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
+    path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/views/<str:slug>", api.view_beacon, name="api-view"),
     path("api/polls", api.poll_list, name="api-polls"),
 ]

@@ -106,6 +106,8 @@ DYNAMODB_ENDPOINT_URL = os.environ.get("DYNAMODB_ENDPOINT_URL", "")
 AWS_REGION = os.environ.get("AWS_REGION", "us-east-1")
 COUNTERS_TABLE = os.environ.get("COUNTERS_TABLE", "counters")
 COUNTERS_VOTE_RATE = os.environ.get("COUNTERS_VOTE_RATE", "30/m")
+# History buckets are written in batches: one ADD per bucket per process this often (seconds).
+COUNTERS_HISTORY_FLUSH_SECONDS = float(os.environ.get("COUNTERS_HISTORY_FLUSH_SECONDS", "1"))
 
 # Push: one process in memory by default; Redis when REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")

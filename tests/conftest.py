@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings as django_settings
 
+from counters import history
 from counters.dynamo.local import InMemoryDynamo, LocalDynamo
 from counters.store import CounterStore, get_store, reset_store
 
@@ -39,6 +40,7 @@ def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path):
     settings.COUNTERS_TABLE = f"test-{uuid.uuid4().hex[:12]}"
     settings.COUNTERS_DATA_DIR = tmp_path
     yield settings
+    history.flush()  # this test's tallied views go to its own table now, not at interpreter exit
     reset_store()
 
 

@@ -21,10 +21,24 @@ STEP = "step"
 UPDATED_AT = "updated_at"
 CREATED_AT = "created_at"
 EXPIRES_AT = "expires_at"  # the table's TTL attribute
+SHARDS = "shards"  # on a sharded counter's total item: how many SHARD#k items it has
+EPOCH = "epoch"  # resets of a sharded counter, carried by each of its items
+COUNT = "count"  # views counted in a history bucket
 
 TOTAL_SK = "TOTAL"
 COUNTER_REGISTRY_PK = "REGISTRY"
 POLL_REGISTRY_PK = "POLLS"
+SHARD_SK_PREFIX = "SHARD#"
+
+
+def as_int(attribute: dict[str, Any] | None, default: int = 0) -> int:
+    """Read a DynamoDB number attribute as an int."""
+    return int(attribute["N"]) if attribute else default
+
+
+def as_str(attribute: dict[str, Any] | None, default: str = "") -> str:
+    """Read a DynamoDB string attribute."""
+    return attribute["S"] if attribute else default
 
 
 def counter_pk(name: str) -> str:
@@ -35,6 +49,21 @@ def counter_pk(name: str) -> str:
 def total_key(name: str) -> dict[str, Any]:
     """Key of a counter's total item."""
     return {PK: {"S": counter_pk(name)}, SK: {"S": TOTAL_SK}}
+
+
+def shard_key(name: str, index: int) -> dict[str, Any]:
+    """Key of one shard of a hot counter (its partial value and version)."""
+    return {PK: {"S": counter_pk(name)}, SK: {"S": f"{SHARD_SK_PREFIX}{index}"}}
+
+
+def history_pk(name: str) -> str:
+    """Partition key of a counter's time buckets, apart from its total so it adds no heat there."""
+    return f"H#{name}"
+
+
+def history_key(name: str, bucket: str) -> dict[str, Any]:
+    """Key of one time bucket of a counter (`M#<minute>` or `H#<hour>`)."""
+    return {PK: {"S": history_pk(name)}, SK: {"S": bucket}}
 
 
 def counter_registry_key(name: str) -> dict[str, Any]:

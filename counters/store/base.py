@@ -17,6 +17,8 @@ class CounterDefinition:
     description: str = ""
     start: int = 0
     step: int = 1
+    # More than 0 declares a hot counter whose writes spread over this many shard items.
+    shards: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,3 +98,19 @@ class CounterStore(ABC):
     @abstractmethod
     def list_polls(self) -> list[PollDefinition]:
         """Every registered poll, sorted by id."""
+
+    @abstractmethod
+    def make_hot(self, name: str, *, shards: int) -> CounterState:
+        """Spread a counter's writes over `shards` shard items (never fewer than now), keeping its count."""
+
+    @abstractmethod
+    def shard_count(self, name: str) -> int:
+        """Shards this process knows a counter to have: 0 for a plain counter or one not seen yet; no I/O."""
+
+    @abstractmethod
+    def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
+        """Add `count` to one time bucket of a counter in one write; the bucket expires at `expires_at`."""
+
+    @abstractmethod
+    def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
+        """Counts of a counter's time buckets from `first` to `last` (inclusive); empty ones are left out."""

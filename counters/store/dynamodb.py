@@ -9,9 +9,13 @@ from typing import Any
 
 from counters.dynamo import schema as s
 from counters.dynamo.errors import unavailable_on_outage
+from counters.dynamo.schema import as_int, as_str
 from counters.exceptions import StoreUnavailable, UnknownCounter
 from counters.names import option_counter_name
 from counters.store.base import CounterDefinition, CounterState, CounterStore, PollDefinition, PollOption
+from counters.store.history import HistoryMixin
+from counters.store.shard_view import ShardView
+from counters.store.shards import ShardedCountersMixin, declared_hot_items
 
 BATCH_GET_LIMIT = 100
 UNPROCESSED_RETRIES = 8
@@ -38,16 +42,6 @@ INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
 def now_iso() -> str:
     """Current UTC time as ISO 8601, the format of `updated_at`."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def as_int(attribute: dict[str, Any] | None, default: int = 0) -> int:
-    """Read a DynamoDB number attribute as an int."""
-    return int(attribute["N"]) if attribute else default
-
-
-def as_str(attribute: dict[str, Any] | None, default: str = "") -> str:
-    """Read a DynamoDB string attribute."""
-    return attribute["S"] if attribute else default
 
 
 def state_from_item(name: str, item: dict[str, Any]) -> CounterState:
@@ -77,7 +71,7 @@ def poll_from_item(item: dict[str, Any]) -> PollDefinition:
     )
 
 
-class DynamoCounterStore(CounterStore):
+class DynamoCounterStore(ShardedCountersMixin, HistoryMixin, CounterStore):
     """Counters in one DynamoDB table; see DESIGN.md for the item layout."""
 
     def __init__(self, *, client: Any, retrying_client: Any | None = None, table: str) -> None:
@@ -85,6 +79,7 @@ class DynamoCounterStore(CounterStore):
         self.client = client
         self.retrying = retrying_client or client
         self.table = table
+        self.shards = ShardView()
 
     def ensure_table(self) -> bool:
         """Create the table if missing."""
@@ -104,12 +99,14 @@ class DynamoCounterStore(CounterStore):
             s.VERSION: {"N": "0"},
             s.CREATED_AT: {"S": now},
         }
+        hot_attributes, shard_items = declared_hot_items(definition, now)
+        total.update(hot_attributes)
         registry = {
             **s.counter_registry_key(definition.name),
             s.KIND: {"S": definition.kind},
             s.CREATED_AT: {"S": now},
         }
-        return self._put_once([total, registry])
+        return self._put_once([total, registry, *shard_items])
 
     def _put_once(self, items: list[dict[str, Any]]) -> bool:
         """Put all items in one transaction unless the first already exists."""
@@ -136,6 +133,22 @@ class DynamoCounterStore(CounterStore):
 
     def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
         """Add to a counter with one conditional UpdateItem and return the new total and version."""
+        if shards := self.shard_count(name):
+            return self.increment_shard(name, kind=kind, by=by, shards=shards)
+        attributes = self._add_to_item(s.total_key(name), name=name, kind=kind, by=by)
+        if s.SHARDS in attributes:
+            # Made hot by another process: this write still counts (TOTAL is the base); learn the shards.
+            return self.after_hot_write(name, attributes)
+        return CounterState(
+            name=name,
+            kind=kind,
+            value=as_int(attributes.get(s.VALUE)),
+            version=as_int(attributes.get(s.VERSION)),
+            updated_at=as_str(attributes.get(s.UPDATED_AT)) or None,
+        )
+
+    def _add_to_item(self, key: dict[str, Any], *, name: str, kind: str, by: int | None) -> dict[str, Any]:
+        """The increment's one conditional UpdateItem on a total or shard item; the item as written."""
         values: dict[str, Any] = {
             ":now": {"S": now_iso()},
             ":one": {"N": "1"},
@@ -152,26 +165,28 @@ class DynamoCounterStore(CounterStore):
             with unavailable_on_outage():
                 response = self.client.update_item(
                     TableName=self.table,
-                    Key=s.total_key(name),
+                    Key=key,
                     UpdateExpression=expression,
                     ConditionExpression=INCREMENT_CONDITION,
                     ExpressionAttributeNames=names,
                     ExpressionAttributeValues=values,
-                    ReturnValues="UPDATED_NEW",
+                    # ALL_NEW costs no more capacity than UPDATED_NEW and shows whether the
+                    # counter is hot (`shards`) and which reset epoch the item is in.
+                    ReturnValues="ALL_NEW",
                 )
         except self.client.exceptions.ConditionalCheckFailedException as exc:
             raise UnknownCounter(f"There is no {kind} counter named {name!r}.") from exc
-        attributes = response["Attributes"]
-        return CounterState(
-            name=name,
-            kind=kind,
-            value=as_int(attributes.get(s.VALUE)),
-            version=as_int(attributes.get(s.VERSION)),
-            updated_at=as_str(attributes.get(s.UPDATED_AT)) or None,
-        )
+        return response["Attributes"]
 
     def get(self, name: str) -> CounterState:
-        """Read one total item (strongly consistent)."""
+        """Read one total item (strongly consistent); a hot counter's is summed from one Query."""
+        if self.shard_count(name):
+            return self.hot_state(name)
+        item = self.total_item(name)
+        return self.hot_state(name) if s.SHARDS in item else state_from_item(name, item)
+
+    def total_item(self, name: str) -> dict[str, Any]:
+        """A counter's total item (strongly consistent); UnknownCounter if it is not registered."""
         with unavailable_on_outage():
             response = self.retrying.get_item(
                 TableName=self.table, Key=s.total_key(name), ConsistentRead=True
@@ -179,7 +194,7 @@ class DynamoCounterStore(CounterStore):
         item = response.get("Item")
         if not item:
             raise UnknownCounter(f"There is no counter named {name!r}.")
-        return state_from_item(name, item)
+        return item
 
     def get_many(self, names: Iterable[str]) -> list[CounterState]:
         """BatchGetItem in chunks of 100, retrying unprocessed keys with backoff."""
@@ -189,7 +204,7 @@ class DynamoCounterStore(CounterStore):
             keys = [s.total_key(name) for name in names[start : start + BATCH_GET_LIMIT]]
             for item in self._batch_get(keys):
                 name = item[s.PK]["S"].removeprefix("C#")
-                found[name] = state_from_item(name, item)
+                found[name] = self.hot_state(name) if s.SHARDS in item else state_from_item(name, item)
         return [found[name] for name in names if name in found]
 
     def _batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -206,16 +221,24 @@ class DynamoCounterStore(CounterStore):
             time.sleep(min(0.05 * 2**attempt, 1.0))
         raise StoreUnavailable("The counter store is too busy to list counters; try again shortly.")
 
-    def _query_all(self, pk: str) -> list[dict[str, Any]]:
-        """Every item of one partition, following pagination."""
+    def _query_all(
+        self, pk: str, *, sk_range: tuple[str, str] | None = None, consistent: bool = True
+    ) -> list[dict[str, Any]]:
+        """Every item of one partition (or of a sort key range of it), following pagination."""
         items: list[dict[str, Any]] = []
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "#pk = :pk",
             "ExpressionAttributeNames": {"#pk": s.PK},
             "ExpressionAttributeValues": {":pk": {"S": pk}},
-            "ConsistentRead": True,
+            "ConsistentRead": consistent,
         }
+        if sk_range:
+            kwargs["KeyConditionExpression"] += " AND #sk BETWEEN :first AND :last"
+            kwargs["ExpressionAttributeNames"]["#sk"] = s.SK
+            kwargs["ExpressionAttributeValues"].update(
+                {":first": {"S": sk_range[0]}, ":last": {"S": sk_range[1]}}
+            )
         while True:
             with unavailable_on_outage():
                 response = self.retrying.query(**kwargs)

@@ -1,0 +1,70 @@
+"""Time buckets of the history: their keys, how long they are kept, and the chart windows over them."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from counters.exceptions import InvalidInput
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A bucket size: its sort key prefix and format, its length and how long DynamoDB keeps it."""
+
+    name: str
+    prefix: str
+    key_format: str
+    seconds: int
+    keep_seconds: int
+
+    def start_of(self, at: float) -> int:
+        """Epoch second at which the bucket holding `at` starts."""
+        return int(at) - int(at) % self.seconds
+
+    def key(self, start: int) -> str:
+        """Sort key of the bucket starting at `start` (UTC)."""
+        return self.prefix + time.strftime(self.key_format, time.gmtime(start))
+
+    def expires_at(self, start: int) -> int:
+        """TTL of a bucket: kept for `keep_seconds` after it ends."""
+        return start + self.seconds + self.keep_seconds
+
+
+MINUTE = Resolution("minute", "M#", "%Y-%m-%dT%H:%M", 60, 48 * 3600)
+HOUR = Resolution("hour", "H#", "%Y-%m-%dT%H", 3600, 90 * 86400)
+RESOLUTIONS = (MINUTE, HOUR)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A chart window: the last `points` buckets of one resolution, the current one included."""
+
+    name: str
+    resolution: Resolution
+    points: int
+
+    def starts(self, now: float) -> list[int]:
+        """Start of every bucket in the window, oldest first."""
+        last = self.resolution.start_of(now)
+        step = self.resolution.seconds
+        return [last - step * (self.points - 1 - i) for i in range(self.points)]
+
+
+WINDOWS = {
+    window.name: window
+    for window in (Window("1h", MINUTE, 60), Window("48h", MINUTE, 48 * 60), Window("90d", HOUR, 90 * 24))
+}
+
+
+def window_named(value: object) -> Window:
+    """Return the window called `value` or raise InvalidInput."""
+    if not isinstance(value, str) or value not in WINDOWS:
+        raise InvalidInput(f"window is one of {', '.join(WINDOWS)}.")
+    return WINDOWS[value]
+
+
+def iso(epoch: int) -> str:
+    """An epoch second as ISO 8601 UTC with a Z, the format of bucket starts in the API."""
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

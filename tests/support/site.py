@@ -1,0 +1,21 @@
+"""Environment for a real site process sharing the test's table in the session's DynamoDB Local."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from counters.dynamo.local import LocalDynamo
+from tests.support.processes import site_environment
+
+
+def site_env_for(store, dynamodb_local: LocalDynamo, data_dir: Path, **overrides: str) -> dict[str, str]:
+    """A site that reads and writes the same table as `store`."""
+    return site_environment(
+        DYNAMODB_ENDPOINT_URL=dynamodb_local.endpoint_url,
+        AWS_ACCESS_KEY_ID=dynamodb_local.access_key_id,
+        AWS_SECRET_ACCESS_KEY=dynamodb_local.secret_access_key,
+        AWS_REGION=dynamodb_local.region,
+        COUNTERS_TABLE=store.table,
+        COUNTERS_DATA_DIR=str(data_dir),
+        **overrides,
+    )

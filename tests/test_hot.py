@@ -1,0 +1,34 @@
+"""Pushed totals of hot counters settle on the exact sum, however stale a process's own view was."""
+
+from __future__ import annotations
+
+from counters import hot, services
+from counters.store import CounterDefinition
+from tests.store.test_shards import other_process
+
+
+def test_settled_push_carries_the_exact_sum(store, monkeypatch):
+    pushed = []
+    monkeypatch.setattr("counters.broadcast.publish", lambda states: pushed.extend(states))
+    store.define_counter(CounterDefinition(name="viral", kind="views", shards=4))
+    hot.settle()
+    services.view_record(slug="viral")
+    elsewhere = other_process(store)  # another worker writing the same counter
+    for _ in range(5):
+        elsewhere.increment("viral", kind="views")
+    quick = services.view_record(slug="viral")
+    # The immediate answer counts this write but not yet the other worker's newest ones.
+    assert quick.value < 7 and quick.version < 7
+    settled = hot.settle()
+    assert [(state.name, state.value, state.version) for state in settled] == [("viral", 7, 7)]
+    assert pushed[-1] == settled[-1]
+    assert max(state.version for state in pushed) == 7
+    assert hot.settle() == [], "nothing written since: nothing to read"
+
+
+def test_plain_counters_are_never_settled(store, monkeypatch):
+    monkeypatch.setattr("counters.broadcast.publish", lambda states: None)
+    store.define_counter(CounterDefinition(name="calm", kind="views"))
+    hot.settle()
+    services.view_record(slug="calm")
+    assert hot.settle() == []
