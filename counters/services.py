@@ -22,3 +22,12 @@ def counter_make_hot(*, name: str, shards: int) -> CounterState:
     state = get_store().make_hot(validate_counter_name(name), shards=shards)
     broadcast.publish([state])
     return state
+
+
+def counter_reset(*, name: str, expected_version: int, actor: str, reason: str) -> CounterState:
+    """Reset a counter to 0 if it is still at the version the caller saw, and push the new total."""
+    state = get_store().reset(
+        validate_counter_name(name), expected_version=expected_version, actor=actor, reason=reason
+    )
+    broadcast.publish([state])
+    return state

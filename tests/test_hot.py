@@ -32,3 +32,15 @@ def test_plain_counters_are_never_settled(store, monkeypatch):
     hot.settle()
     services.view_record(slug="calm")
     assert hot.settle() == []
+
+
+def test_api_lists_the_summed_value_of_a_hot_counter(client, store, monkeypatch):
+    monkeypatch.setattr("counters.broadcast.publish", lambda states: None)
+    store.define_counter(CounterDefinition(name="viral", kind="views", start=10, shards=4))
+    other = other_process(store)
+    for _ in range(6):
+        other.increment("viral", kind="views")
+    listed = {c["name"]: c for c in client.get("/api/counters").json()["counters"]}
+    assert (listed["viral"]["value"], listed["viral"]["version"]) == (16, 6)
+    one = client.get("/api/counters/viral").json()
+    assert (one["value"], one["version"]) == (16, 6)

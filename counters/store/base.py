@@ -114,3 +114,7 @@ class CounterStore(ABC):
     @abstractmethod
     def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
         """Counts of a counter's time buckets from `first` to `last` (inclusive); empty ones are left out."""
+
+    @abstractmethod
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+        """Set a counter (every shard of it) to 0 if still at `expected_version`, with an audit record."""

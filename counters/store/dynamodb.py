@@ -14,6 +14,7 @@ from counters.exceptions import StoreUnavailable, UnknownCounter
 from counters.names import option_counter_name
 from counters.store.base import CounterDefinition, CounterState, CounterStore, PollDefinition, PollOption
 from counters.store.history import HistoryMixin
+from counters.store.shard_resets import ResetMixin
 from counters.store.shard_view import ShardView
 from counters.store.shards import ShardedCountersMixin, declared_hot_items
 
@@ -71,7 +72,7 @@ def poll_from_item(item: dict[str, Any]) -> PollDefinition:
     )
 
 
-class DynamoCounterStore(ShardedCountersMixin, HistoryMixin, CounterStore):
+class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, CounterStore):
     """Counters in one DynamoDB table; see DESIGN.md for the item layout."""
 
     def __init__(self, *, client: Any, retrying_client: Any | None = None, table: str) -> None:

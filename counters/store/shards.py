@@ -104,13 +104,20 @@ class ShardedCountersMixin:
 
     def hot_state(self, name: str) -> CounterState:
         """The total of a hot counter: one strongly consistent Query of its items, summed."""
+        state = self.shards.replace(name, self.counter_items(name))
+        if state is None:
+            raise StoreUnavailable("The counter is being reset; try again shortly.")
+        return state
+
+    def counter_items(self, name: str) -> list[dict[str, Any]]:
+        """TOTAL and every SHARD#k of a counter from one Query, all of the same reset epoch."""
         for _ in range(STRADDLE_RETRIES):
             items = self._query_all(s.counter_pk(name), sk_range=COUNTER_ITEMS_RANGE)
             if not any(item[s.SK]["S"] == s.TOTAL_SK for item in items):
                 raise UnknownCounter(f"There is no counter named {name!r}.")
-            state = self.shards.replace(name, items)
-            if state is not None:
-                return state
+            # A Query is not isolated from a transaction: it may have seen a reset half applied.
+            if len({as_int(item.get(s.EPOCH)) for item in items}) == 1:
+                return items
         raise StoreUnavailable("The counter is being reset; try again shortly.")
 
     def make_hot(self, name: str, *, shards: int) -> CounterState:
