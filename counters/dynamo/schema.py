@@ -112,3 +112,8 @@ def ensure_table(client: Any, table: str) -> bool:
         )
     logger.info("Created DynamoDB table %s", table)
     return True
+
+
+def is_hot(item: dict[str, Any]) -> bool:
+    """Whether a counter's total item says it is sharded."""
+    return as_int(item.get(SHARDS)) > 0

@@ -24,8 +24,12 @@ UNPROCESSED_RETRIES = 8
 # One UpdateItem does the whole increment; the condition keeps unknown names from creating items
 # (no table spam) and keeps a view beacon from touching a vote counter. `if_not_exists` lets the
 # first write start from the counter's own `start` attribute (carried-over counts) with no read.
+# `shards` and `epoch` are named (and left as they are) only so UPDATED_NEW returns them: the answer
+# then tells whether another process made the counter hot, or reset it, without a read.
 INCREMENT_EXPRESSION = (
-    "SET #value = if_not_exists(#value, #start) + {delta}, #updated = :now ADD #version :one"
+    "SET #value = if_not_exists(#value, #start) + {delta}, #updated = :now, "
+    "#shards = if_not_exists(#shards, :zero), #epoch = if_not_exists(#epoch, :zero) "
+    "ADD #version :one"
 )
 INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind"
 INCREMENT_NAMES = {
@@ -35,6 +39,8 @@ INCREMENT_NAMES = {
     "#updated": s.UPDATED_AT,
     "#version": s.VERSION,
     "#kind": s.KIND,
+    "#shards": s.SHARDS,
+    "#epoch": s.EPOCH,
 }
 INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
 INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
@@ -137,7 +143,7 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
         if shards := self.shard_count(name):
             return self.increment_shard(name, kind=kind, by=by, shards=shards)
         attributes = self._add_to_item(s.total_key(name), name=name, kind=kind, by=by)
-        if s.SHARDS in attributes:
+        if s.is_hot(attributes):
             # Made hot by another process: this write still counts (TOTAL is the base); learn the shards.
             return self.after_hot_write(name, attributes)
         return CounterState(
@@ -153,6 +159,7 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
         values: dict[str, Any] = {
             ":now": {"S": now_iso()},
             ":one": {"N": "1"},
+            ":zero": {"N": "0"},
             ":kind": {"S": kind},
         }
         names = dict(INCREMENT_NAMES)
@@ -171,20 +178,18 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
                     ConditionExpression=INCREMENT_CONDITION,
                     ExpressionAttributeNames=names,
                     ExpressionAttributeValues=values,
-                    # ALL_NEW costs no more capacity than UPDATED_NEW and shows whether the
-                    # counter is hot (`shards`) and which reset epoch the item is in.
-                    ReturnValues="ALL_NEW",
+                    ReturnValues="UPDATED_NEW",
                 )
         except self.client.exceptions.ConditionalCheckFailedException as exc:
             raise UnknownCounter(f"There is no {kind} counter named {name!r}.") from exc
-        return response["Attributes"]
+        return {**response["Attributes"], **key}
 
     def get(self, name: str) -> CounterState:
         """Read one total item (strongly consistent); a hot counter's is summed from one Query."""
         if self.shard_count(name):
             return self.hot_state(name)
         item = self.total_item(name)
-        return self.hot_state(name) if s.SHARDS in item else state_from_item(name, item)
+        return self.hot_state(name) if s.is_hot(item) else state_from_item(name, item)
 
     def total_item(self, name: str) -> dict[str, Any]:
         """A counter's total item (strongly consistent); UnknownCounter if it is not registered."""
@@ -205,7 +210,7 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
             keys = [s.total_key(name) for name in names[start : start + BATCH_GET_LIMIT]]
             for item in self._batch_get(keys):
                 name = item[s.PK]["S"].removeprefix("C#")
-                found[name] = self.hot_state(name) if s.SHARDS in item else state_from_item(name, item)
+                found[name] = self.hot_state(name) if s.is_hot(item) else state_from_item(name, item)
         return [found[name] for name in names if name in found]
 
     def _batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -138,14 +138,13 @@ class ShardedCountersMixin:
         epoch = as_int(total.get(s.EPOCH))
         # The value and version of TOTAL are left alone (they stay the base), so increments may go on
         # during the conversion; only a concurrent conversion or reset makes it fail.
+        # Increments write `shards` and `epoch` as 0 when absent, so absent and 0 mean the same.
         condition = [
             "attribute_exists(#pk)",
-            "#shards = :current" if current else "attribute_not_exists(#shards)",
-            "#epoch = :epoch" if s.EPOCH in total else "attribute_not_exists(#epoch)",
+            "(attribute_not_exists(#shards) OR #shards = :current)",
+            "(attribute_not_exists(#epoch) OR #epoch = :epoch)",
         ]
-        values = {":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}}
-        if current:
-            values[":current"] = {"N": str(current)}
+        values = {":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}, ":current": {"N": str(current)}}
         update = {
             "Update": {
                 "TableName": self.table,
