@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,9 +20,8 @@ import django
 
 django.setup()
 
-from django.conf import settings  # noqa: E402
 
-from counters.dynamo.local import InMemoryDynamo  # noqa: E402
+from bench.local_store import bench_dynamo  # noqa: E402
 
 THREADS, PER_THREAD = 8, 250
 
@@ -37,13 +35,7 @@ def hammer(work) -> float:
 
 
 def main() -> None:
-    with InMemoryDynamo(base_dir=settings.BASE_DIR) as local:
-        os.environ["AWS_ACCESS_KEY_ID"], os.environ["AWS_SECRET_ACCESS_KEY"] = (
-            local.access_key_id,
-            local.secret_access_key,
-        )
-        settings.DYNAMODB_ENDPOINT_URL, settings.AWS_REGION = local.endpoint_url, local.region
-        settings.COUNTERS_TABLE = f"bench-{uuid.uuid4().hex[:8]}"
+    with bench_dynamo():
         from counters import history, services
         from counters.store import CounterDefinition, get_store
 

@@ -62,6 +62,11 @@ def base_dir() -> Path:
     return Path(settings.BASE_DIR)
 
 
+def dynamodb_max_pool() -> int:
+    """Connections each DynamoDB client keeps: at least the requests a worker serves at once."""
+    return int(getattr(settings, "COUNTERS_DYNAMODB_MAX_POOL", 64))
+
+
 def vote_rate() -> Rate:
     """Per-IP vote allowance."""
     return parse_rate(getattr(settings, "COUNTERS_VOTE_RATE", "30/m"))
@@ -80,3 +85,48 @@ def seed_demo() -> bool:
 def history_flush_seconds() -> float:
     """How often each process writes its tallied history buckets."""
     return float(getattr(settings, "COUNTERS_HISTORY_FLUSH_SECONDS", 1.0))
+
+
+def broadcast_interval() -> float:
+    """Least time between two live-push group messages of one process (seconds)."""
+    return float(getattr(settings, "COUNTERS_BROADCAST_INTERVAL", 0.1))
+
+
+def idempotency_ttl() -> int:
+    """Seconds an Idempotency-Key keeps answering with its first result (default 24 h)."""
+    return int(getattr(settings, "COUNTERS_IDEMPOTENCY_TTL", 86400))
+
+
+def proxy_count() -> int:
+    """Proxies in front of the site that append to X-Forwarded-For; 0 trusts only REMOTE_ADDR."""
+    return int(getattr(settings, "COUNTERS_PROXY_COUNT", 0))
+
+
+def voter_cookie() -> str:
+    """Name of the signed cookie that identifies an anonymous voter."""
+    return getattr(settings, "COUNTERS_VOTER_COOKIE", "counters_voter")
+
+
+def vote_concurrency() -> int:
+    """Vote writes a process sends to the store at once; more wait their turn (0: no limit)."""
+    return int(getattr(settings, "COUNTERS_VOTE_CONCURRENCY", 8))
+
+
+def vote_queue_seconds() -> float:
+    """How long a vote waits for its turn before the answer is a 503."""
+    return float(getattr(settings, "COUNTERS_VOTE_QUEUE_SECONDS", 15))
+
+
+def dynamodb_connect_timeout(default: float) -> float:
+    """Seconds to wait for a connection to DynamoDB (COUNTERS_DYNAMODB_CONNECT_TIMEOUT)."""
+    return float(getattr(settings, "COUNTERS_DYNAMODB_CONNECT_TIMEOUT", default))
+
+
+def dynamodb_read_timeout(default: float) -> float:
+    """Seconds to wait for DynamoDB's answer (COUNTERS_DYNAMODB_READ_TIMEOUT)."""
+    return float(getattr(settings, "COUNTERS_DYNAMODB_READ_TIMEOUT", default))
+
+
+def api_max_body_bytes() -> int:
+    """Largest request body the JSON API reads; beacons and votes need a few bytes."""
+    return int(getattr(settings, "COUNTERS_API_MAX_BODY_BYTES", 16 * 1024))

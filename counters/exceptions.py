@@ -70,3 +70,28 @@ class StoreUnavailable(CounterError):
     def __init__(self, detail: str, *, retry_after: int = 1) -> None:
         super().__init__(detail)
         self.retry_after = retry_after
+
+
+class PollClosed(Conflict):
+    """The poll takes no more votes."""
+
+    code = "poll_closed"
+
+
+class IdempotencyKeyReused(Conflict):
+    """An Idempotency-Key came back with another request than the one it first carried."""
+
+    code = "idempotency_key_reused"
+
+
+class TooLarge(InvalidInput):
+    """A body or header longer than the contract allows."""
+
+    code = "too_large"
+    status = 413
+
+
+class OutcomeUnknown(StoreUnavailable):
+    """A write was sent and its answer lost (connection cut or timed out): it counted once or not at all."""
+
+    code = "outcome_unknown"

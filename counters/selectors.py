@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.core.cache import cache
+from django.core.cache import caches
 
 from counters.buckets import Window, iso, window_named
 from counters.names import option_counter_name, validate_counter_name, validate_slug
-from counters.store import CounterState, PollDefinition, get_store
+from counters.store import CounterState, PollDefinition, ResetRecord, get_store
 
 PAGE_META_SECONDS = 60
 
@@ -64,6 +64,22 @@ def counter_list() -> list[CounterState]:
     return get_store().list_counters()
 
 
+def counter_search(*, query: str = "", kind: str = "") -> list[CounterState]:
+    """Counters whose name or title contains `query` (any case), of `kind` if given."""
+    needle = query.strip().lower()
+    return [
+        state
+        for state in counter_list()
+        if (not kind or state.kind == kind)
+        and (not needle or needle in state.name or needle in state.title.lower())
+    ]
+
+
+def counter_resets(*, name: str, limit: int = 50) -> list[ResetRecord]:
+    """A counter's applied resets, newest first, from their audit records."""
+    return get_store().reset_history(validate_counter_name(name), limit=limit)
+
+
 def counter_get(*, name: str) -> CounterState:
     """One counter by name."""
     return get_store().get(validate_counter_name(name))
@@ -77,37 +93,44 @@ def page_list() -> list[CounterState]:
 def page_meta(*, slug: str) -> PageMeta:
     """Title and description of a page, cached briefly so a counted page costs one write."""
     key = f"counters:page-meta:{validate_slug(slug)}"
-    meta = cache.get(key)
+    # A process-local cache: a page must not depend on Redis, which only carries live updates.
+    local = caches["local"]
+    meta = local.get(key)
     if meta is None:
         state = get_store().get(slug)
         meta = PageMeta(slug=slug, title=state.title or slug, description=state.description)
-        cache.set(key, meta, PAGE_META_SECONDS)
+        local.set(key, meta, PAGE_META_SECONDS)
     return meta
+
+
+def option_counters(poll: PollDefinition) -> list[str]:
+    """Names of a poll's option counters, in option order."""
+    return [option_counter_name(poll.id, option.id) for option in poll.options]
+
+
+def poll_totals_from_states(poll: PollDefinition, states: dict[str, CounterState]) -> PollTotals:
+    """A poll with the totals found in `states` (by counter name); missing ones show 0."""
+    options = []
+    for option in poll.options:
+        counter = option_counter_name(poll.id, option.id)
+        state = states.get(counter)
+        options.append(
+            OptionTotal(
+                id=option.id,
+                label=option.label,
+                counter=counter,
+                votes=state.value if state else 0,
+                version=state.version if state else 0,
+            )
+        )
+    return PollTotals(id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options))
 
 
 def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
     """Attach option totals to polls with one batched read."""
-    names = [option_counter_name(poll.id, option.id) for poll in polls for option in poll.options]
+    names = [name for poll in polls for name in option_counters(poll)]
     states = {state.name: state for state in get_store().get_many(names)}
-    result = []
-    for poll in polls:
-        options = []
-        for option in poll.options:
-            counter = option_counter_name(poll.id, option.id)
-            state = states.get(counter)
-            options.append(
-                OptionTotal(
-                    id=option.id,
-                    label=option.label,
-                    counter=counter,
-                    votes=state.value if state else 0,
-                    version=state.version if state else 0,
-                )
-            )
-        result.append(
-            PollTotals(id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options))
-        )
-    return result
+    return [poll_totals_from_states(poll, states) for poll in polls]
 
 
 def poll_list() -> list[PollTotals]:
@@ -118,6 +141,11 @@ def poll_list() -> list[PollTotals]:
 def poll_totals(*, poll_id: str) -> PollTotals:
     """One poll with its totals."""
     return poll_totals_for([get_store().get_poll(validate_slug(poll_id, what="poll id"))])[0]
+
+
+def voter_choices(*, voter: str, poll_ids: list[str]) -> dict[str, str]:
+    """The option a voter holds in each of these polls (polls without their vote are left out)."""
+    return get_store().voter_choices(voter, poll_ids) if poll_ids else {}
 
 
 @dataclass(frozen=True)

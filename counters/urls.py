@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from counters import api, views
+from counters import api, views, vote_api
 
 app_name = "counters"
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/views/<str:slug>", api.view_beacon, name="api-view"),
     path("api/polls", api.poll_list, name="api-polls"),
+    path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
 ]

@@ -42,13 +42,18 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "counters.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "counters.request_guard.MalformedBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "counters.voters.VoterMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Keep last: makes the chain above run in one thread instead of hopping per middleware (see module).
+    "counters.middleware.SyncMiddlewareChain",
 ]
 
 ROOT_URLCONF = "counters_site.urls"
@@ -105,7 +110,21 @@ WHITENOISE_AUTOREFRESH = DEBUG
 DYNAMODB_ENDPOINT_URL = os.environ.get("DYNAMODB_ENDPOINT_URL", "")
 AWS_REGION = os.environ.get("AWS_REGION", "us-east-1")
 COUNTERS_TABLE = os.environ.get("COUNTERS_TABLE", "counters")
+# Bounded waits on the store (seconds): an outage answers 503 fast instead of hanging workers.
+COUNTERS_DYNAMODB_CONNECT_TIMEOUT = float(os.environ.get("COUNTERS_DYNAMODB_CONNECT_TIMEOUT", "1"))
+COUNTERS_DYNAMODB_READ_TIMEOUT = float(os.environ.get("COUNTERS_DYNAMODB_READ_TIMEOUT", "2"))
+
+
+# Connections per DynamoDB client: at least the requests one worker serves at once.
+COUNTERS_DYNAMODB_MAX_POOL = int(os.environ.get("COUNTERS_DYNAMODB_MAX_POOL", "64"))
 COUNTERS_VOTE_RATE = os.environ.get("COUNTERS_VOTE_RATE", "30/m")
+# How long an Idempotency-Key answers with its first result (seconds; DynamoDB's own token: 10 min).
+COUNTERS_IDEMPOTENCY_TTL = int(os.environ.get("COUNTERS_IDEMPOTENCY_TTL", str(24 * 3600)))
+# Vote writes one process sends to the store at once (0: no limit); the rest wait up to the queue time.
+COUNTERS_VOTE_CONCURRENCY = int(os.environ.get("COUNTERS_VOTE_CONCURRENCY", "8"))
+COUNTERS_VOTE_QUEUE_SECONDS = float(os.environ.get("COUNTERS_VOTE_QUEUE_SECONDS", "15"))
+# Proxies in front of the site that append to X-Forwarded-For; 0: the client is REMOTE_ADDR.
+COUNTERS_PROXY_COUNT = int(os.environ.get("COUNTERS_PROXY_COUNT", "0"))
 # History buckets are written in batches: one ADD per bucket per process this often (seconds).
 COUNTERS_HISTORY_FLUSH_SECONDS = float(os.environ.get("COUNTERS_HISTORY_FLUSH_SECONDS", "1"))
 
@@ -115,11 +134,22 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # Workers of one site share a prefix; another site (or test) on the same Redis picks its own.
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("COUNTERS_REDIS_PREFIX", "asgi")},
         }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# Least time between two live-push messages of one process: clients get at most 1/this frames a second.
+COUNTERS_BROADCAST_INTERVAL = float(os.environ.get("COUNTERS_BROADCAST_INTERVAL", "0.1"))
+
+# The vote rate limit counts in this cache: shared through Redis by every worker when REDIS_URL is set.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Page titles are cached per process, so pages keep rendering and counting while Redis is down.
+CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "counters-local"}
 
 LOGGING = {
     "version": 1,
@@ -128,3 +158,8 @@ LOGGING = {
     "loggers": {"counters": {"handlers": ["console"], "level": os.environ.get("COUNTERS_LOG_LEVEL", "INFO")}},
 }
 CSRF_FAILURE_VIEW = "counters.errors.csrf_failure"
+# Security headers on every response (SecurityMiddleware, XFrameOptionsMiddleware; CSP in
+# counters/security.py). These are Django's defaults, spelled out because tests rely on them.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"

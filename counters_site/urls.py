@@ -8,5 +8,7 @@ urlpatterns = [
     path("", include("counters.urls")),
 ]
 
+handler400 = "counters.errors.bad_request"
+handler403 = "counters.errors.permission_denied"
 handler404 = "counters.errors.not_found"
 handler500 = "counters.errors.server_error"

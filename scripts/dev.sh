@@ -60,6 +60,13 @@ need_chromium() {
   fi
 }
 
+need_redis_server() {
+  if [ ! -x /usr/bin/redis-server ]; then
+    log "Installing redis-server for the Redis outage tests"
+    apt_install redis-server
+  fi
+}
+
 setup() {
   need_python
   need_node_packages
@@ -82,6 +89,7 @@ case "${1:-}" in
     shift
     setup
     need_chromium
+    need_redis_server
     "$PY" -m ruff check .
     "$PY" -m pytest "$@"
     ;;

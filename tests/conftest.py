@@ -12,6 +12,7 @@ from django.conf import settings as django_settings
 from counters import history
 from counters.dynamo.local import InMemoryDynamo, LocalDynamo
 from counters.store import CounterStore, get_store, reset_store
+from tests.support.site import REDIS_URL
 
 
 @pytest.fixture(scope="session")
@@ -57,3 +58,29 @@ def demo_store(store) -> CounterStore:
 
     seed_demo(store)
     return store
+
+
+@pytest.fixture
+def redis_prefix():
+    """A channels_redis prefix of this test's own on the machine's Redis; its keys are removed afterwards."""
+    import redis
+
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    yield prefix
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(f"{prefix}*"))
+    if keys:
+        client.delete(*keys)
+    client.close()
+
+
+@pytest.fixture
+def redis_channel_layer(redis_prefix, settings) -> str:
+    """This process publishes through the machine's Redis under the test's own prefix (returned)."""
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": redis_prefix},
+        }
+    }
+    return redis_prefix

@@ -10,19 +10,11 @@ import requests
 from playwright.sync_api import sync_playwright
 
 from counters.history import HistoryRecorder
+from tests.support.browser import launch
 from tests.support.processes import PROJECT_DIR, SiteProcess
 from tests.support.site import site_env_for
 
 ARTIFACTS = PROJECT_DIR / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # Views of `welcome` written straight into its history: minutes ago -> views.
 PAST_VIEWS = {2: 3, 9: 5, 17: 8, 26: 4, 38: 9, 51: 6, 30 * 60: 11, 44 * 60: 7}
 LIVE_VIEWS = 4
@@ -44,10 +36,6 @@ def seed_history(now: float) -> None:
     for minutes, views in PAST_VIEWS.items():
         recorder.record(name="welcome", count=views, at=now - minutes * 60)
     recorder.flush()
-
-
-def launch(playwright):
-    return playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
 
 
 def attribute(page, selector: str, name: str) -> str | None:

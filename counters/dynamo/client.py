@@ -12,29 +12,49 @@ from botocore.config import Config
 
 from counters import conf
 
-# Timeouts are short and bounded so an outage answers 503 quickly instead of hanging workers.
-CONNECT_TIMEOUT = 2
-READ_TIMEOUT = 5
-# The pool covers the worker's threads (daphne runs sync views in a thread pool).
-MAX_POOL_CONNECTIONS = 64
+# Timeouts are short and bounded so an outage answers 503 quickly instead of hanging workers: a
+# DynamoDB call takes milliseconds, so a second to connect and two to answer only ever cut off a
+# store that is down or hung. A counted page makes one single-shot write, so a hung store costs a
+# page at most CONNECT_TIMEOUT or READ_TIMEOUT (the views skip their reads once the write failed);
+# a retrying read costs at most RETRY_ATTEMPTS times that plus the SDK's short backoff.
+# Both are settings (COUNTERS_DYNAMODB_CONNECT_TIMEOUT, COUNTERS_DYNAMODB_READ_TIMEOUT), read when
+# the clients are built.
+CONNECT_TIMEOUT = 1.0
+READ_TIMEOUT = 2.0
+RETRY_ATTEMPTS = 3
+# The pool must cover the requests one worker has in flight at once: daphne runs each request's sync
+# code on a thread of its own, so that is the worker's concurrency. Fewer connections than in-flight
+# store calls and urllib3 opens a new connection per extra call and throws it away after (a TCP
+# handshake on the hot path, and "Connection pool is full" warnings). COUNTERS_DYNAMODB_MAX_POOL.
 
 # Why two retry policies: botocore retries a request whose response was lost or timed out, and
 # for an `ADD` that means the increment may be applied twice. Writes that are not idempotent
 # (plain increments) therefore go out exactly once (`total_max_attempts=1`) and a failure becomes
 # a 503 the caller can see. Reads and transactional writes that carry their own idempotency
 # record (votes, resets) are safe to resend, so they get the SDK's standard retries.
-SINGLE_SHOT = Config(
-    connect_timeout=CONNECT_TIMEOUT,
-    read_timeout=READ_TIMEOUT,
-    retries={"mode": "standard", "total_max_attempts": 1},
-    max_pool_connections=MAX_POOL_CONNECTIONS,
-)
-RETRYING = Config(
-    connect_timeout=CONNECT_TIMEOUT,
-    read_timeout=READ_TIMEOUT,
-    retries={"mode": "standard", "total_max_attempts": 3},
-    max_pool_connections=MAX_POOL_CONNECTIONS,
-)
+
+
+def client_config(*, attempts: int, connect_timeout: float, read_timeout: float, pool: int) -> Config:
+    """A botocore config with bounded timeouts and `attempts` tries in all (1: never resend)."""
+    return Config(
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
+        retries={"mode": "standard", "total_max_attempts": attempts},
+        max_pool_connections=pool,
+    )
+
+
+def single_shot_config(*, pool: int | None = None) -> Config:
+    """The never-resending config of plain increments, with the settings' timeouts and pool."""
+    config = client_config(
+        attempts=1,
+        connect_timeout=conf.dynamodb_connect_timeout(CONNECT_TIMEOUT),
+        read_timeout=conf.dynamodb_read_timeout(READ_TIMEOUT),
+        pool=pool or conf.dynamodb_max_pool(),
+    )
+    # The increment's parameters are fixed shapes built in counters/store/ from validated names, so
+    # botocore's per-call schema walk only costs CPU on the hottest path (DynamoDB still validates).
+    return config.merge(Config(parameter_validation=False))
 
 
 @dataclass(frozen=True)
@@ -81,9 +101,16 @@ def build_clients(connection: Connection) -> Clients:
         region_name=connection.region,
     )
     kwargs = {"endpoint_url": connection.endpoint_url} if connection.endpoint_url else {}
+    single_shot = single_shot_config()
+    retrying = client_config(
+        attempts=RETRY_ATTEMPTS,
+        connect_timeout=conf.dynamodb_connect_timeout(CONNECT_TIMEOUT),
+        read_timeout=conf.dynamodb_read_timeout(READ_TIMEOUT),
+        pool=conf.dynamodb_max_pool(),
+    )
     return Clients(
-        single_shot=session.client("dynamodb", config=SINGLE_SHOT, **kwargs),
-        retrying=session.client("dynamodb", config=RETRYING, **kwargs),
+        single_shot=session.client("dynamodb", config=single_shot, **kwargs),
+        retrying=session.client("dynamodb", config=retrying, **kwargs),
     )
 
 

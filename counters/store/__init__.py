@@ -7,7 +7,14 @@ import threading
 from django.utils.module_loading import import_string
 
 from counters import conf
-from counters.store.base import CounterDefinition, CounterState, CounterStore, PollDefinition, PollOption
+from counters.store.base import (
+    CounterDefinition,
+    CounterState,
+    CounterStore,
+    PollDefinition,
+    PollOption,
+    ResetRecord,
+)
 
 __all__ = [
     "CounterDefinition",
@@ -15,6 +22,7 @@ __all__ = [
     "CounterStore",
     "PollDefinition",
     "PollOption",
+    "ResetRecord",
     "get_store",
     "reset_store",
 ]

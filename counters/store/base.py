@@ -56,6 +56,19 @@ class PollDefinition:
     closed: bool = False
 
 
+@dataclass(frozen=True)
+class ResetRecord:
+    """One applied reset of a counter, as its audit record holds it."""
+
+    name: str
+    at: str
+    actor: str
+    reason: str
+    old_value: int
+    old_version: int
+    new_version: int
+
+
 class CounterStore(ABC):
     """Where counters live; the only layer that talks to the database."""
 
@@ -118,3 +131,19 @@ class CounterStore(ABC):
     @abstractmethod
     def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
         """Set a counter (every shard of it) to 0 if still at `expected_version`, with an audit record."""
+
+    @abstractmethod
+    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+        """A counter's audit records of applied resets, newest first."""
+
+    @abstractmethod
+    def create_poll(self, poll: PollDefinition) -> PollDefinition:
+        """Register a new poll and its option counters in one write; Conflict if any of them exists."""
+
+    @abstractmethod
+    def add_poll_option(self, poll_id: str, option: PollOption) -> PollDefinition:
+        """Append an option (and its counter) to a poll, only if its id is new; return the poll."""
+
+    @abstractmethod
+    def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
+        """Close or reopen a poll, only if it is not so already; return the poll."""

@@ -14,9 +14,12 @@ from counters.exceptions import StoreUnavailable, UnknownCounter
 from counters.names import option_counter_name
 from counters.store.base import CounterDefinition, CounterState, CounterStore, PollDefinition, PollOption
 from counters.store.history import HistoryMixin
+from counters.store.poll_admin import PollAdminMixin
+from counters.store.reset_audit import ResetAuditMixin
 from counters.store.shard_resets import ResetMixin
 from counters.store.shard_view import ShardView
 from counters.store.shards import ShardedCountersMixin, declared_hot_items
+from counters.store.votes import VotesMixin
 
 BATCH_GET_LIMIT = 100
 UNPROCESSED_RETRIES = 8
@@ -78,7 +81,56 @@ def poll_from_item(item: dict[str, Any]) -> PollDefinition:
     )
 
 
-class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, CounterStore):
+def counter_items(definition: CounterDefinition, now: str) -> list[dict[str, Any]]:
+    """A new counter's items: its total first, then its registry entry and any shards."""
+    total = {
+        **s.total_key(definition.name),
+        s.KIND: {"S": definition.kind},
+        s.TITLE: {"S": definition.title},
+        s.DESCRIPTION: {"S": definition.description},
+        s.START: {"N": str(definition.start)},
+        s.STEP: {"N": str(definition.step)},
+        s.VERSION: {"N": "0"},
+        s.CREATED_AT: {"S": now},
+    }
+    hot_attributes, shard_items = declared_hot_items(definition, now)
+    total.update(hot_attributes)
+    registry = {
+        **s.counter_registry_key(definition.name),
+        s.KIND: {"S": definition.kind},
+        s.CREATED_AT: {"S": now},
+    }
+    return [total, registry, *shard_items]
+
+
+def option_item(option: PollOption) -> dict[str, Any]:
+    """One option as stored in its poll's `options` list."""
+    return {"M": {"id": {"S": option.id}, "label": {"S": option.label}}}
+
+
+def poll_item(poll: PollDefinition, now: str) -> dict[str, Any]:
+    """A poll's registry item, holding its question, options and closed flag."""
+    return {
+        **s.poll_registry_key(poll.id),
+        "question": {"S": poll.question},
+        "options": {"L": [option_item(option) for option in poll.options]},
+        "closed": {"BOOL": poll.closed},
+        s.CREATED_AT: {"S": now},
+    }
+
+
+def option_definition(poll: PollDefinition, option: PollOption) -> CounterDefinition:
+    """The votes counter of one poll option."""
+    return CounterDefinition(
+        name=option_counter_name(poll.id, option.id),
+        kind="votes",
+        title=f"{poll.question} — {option.label}",
+    )
+
+
+class DynamoCounterStore(
+    ShardedCountersMixin, ResetMixin, ResetAuditMixin, PollAdminMixin, HistoryMixin, VotesMixin, CounterStore
+):
     """Counters in one DynamoDB table; see DESIGN.md for the item layout."""
 
     def __init__(self, *, client: Any, retrying_client: Any | None = None, table: str) -> None:
@@ -95,25 +147,7 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
 
     def define_counter(self, definition: CounterDefinition) -> bool:
         """Write the registry entry and the total item together, once."""
-        now = now_iso()
-        total = {
-            **s.total_key(definition.name),
-            s.KIND: {"S": definition.kind},
-            s.TITLE: {"S": definition.title},
-            s.DESCRIPTION: {"S": definition.description},
-            s.START: {"N": str(definition.start)},
-            s.STEP: {"N": str(definition.step)},
-            s.VERSION: {"N": "0"},
-            s.CREATED_AT: {"S": now},
-        }
-        hot_attributes, shard_items = declared_hot_items(definition, now)
-        total.update(hot_attributes)
-        registry = {
-            **s.counter_registry_key(definition.name),
-            s.KIND: {"S": definition.kind},
-            s.CREATED_AT: {"S": now},
-        }
-        return self._put_once([total, registry, *shard_items])
+        return self._put_once(counter_items(definition, now_iso()))
 
     def _put_once(self, items: list[dict[str, Any]]) -> bool:
         """Put all items in one transaction unless the first already exists."""
@@ -170,7 +204,7 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
             expression = INCREMENT_BY_DELTA
             values[":delta"] = {"N": str(by)}
         try:
-            with unavailable_on_outage():
+            with unavailable_on_outage(write=True):
                 response = self.client.update_item(
                     TableName=self.table,
                     Key=key,
@@ -259,22 +293,9 @@ class DynamoCounterStore(ShardedCountersMixin, ResetMixin, HistoryMixin, Counter
 
     def define_poll(self, poll: PollDefinition) -> bool:
         """Register the poll, then a votes counter per option (each idempotent)."""
-        item = {
-            **s.poll_registry_key(poll.id),
-            "question": {"S": poll.question},
-            "options": {"L": [{"M": {"id": {"S": o.id}, "label": {"S": o.label}}} for o in poll.options]},
-            "closed": {"BOOL": poll.closed},
-            s.CREATED_AT: {"S": now_iso()},
-        }
-        created = self._put_once([item])
+        created = self._put_once([poll_item(poll, now_iso())])
         for option in poll.options:
-            self.define_counter(
-                CounterDefinition(
-                    name=option_counter_name(poll.id, option.id),
-                    kind="votes",
-                    title=f"{poll.question} — {option.label}",
-                )
-            )
+            self.define_counter(option_definition(poll, option))
         return created
 
     def get_poll(self, poll_id: str) -> PollDefinition:

@@ -26,7 +26,7 @@ class HistoryMixin:
 
     def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
         """One ADD on a bucket, sent once: a resent ADD whose answer was lost would count twice."""
-        with unavailable_on_outage():
+        with unavailable_on_outage(write=True):
             self.client.update_item(
                 TableName=self.table,
                 Key=s.history_key(name, bucket),

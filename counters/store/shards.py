@@ -173,7 +173,7 @@ class ShardedCountersMixin:
     def transact(self, items: list[dict[str, Any]], *, what: str) -> None:
         """Run one transaction; a refused condition or a competing transaction is a Conflict."""
         try:
-            with unavailable_on_outage():
+            with unavailable_on_outage(write=True):
                 # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
                 self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
         except self.retrying.exceptions.TransactionCanceledException as exc:

@@ -1,13 +1,16 @@
-"""Template tags that show counters: `{% counter_value "name" %}` and `{% live_counter state %}`."""
+"""Template tags: `{% counter_value "name" %}`, `{% live_counter state %}`, `{% poll "id" %}`."""
 
 from __future__ import annotations
 
 from django import template
+from django.middleware.csrf import get_token
+from django.templatetags.static import static
 from django.utils.html import format_html
 
 from counters import selectors
 from counters.exceptions import CounterError
 from counters.store import CounterState
+from counters.voters import voter_for
 
 register = template.Library()
 
@@ -35,3 +38,21 @@ def live_counter(state: CounterState | str) -> str:
         state.version,
         state.value,
     )
+
+
+@register.inclusion_tag("counters/_poll.html", takes_context=True)
+def poll(context, poll: selectors.PollTotals | str, choices: dict[str, str] | None = None) -> dict:
+    """A poll with vote buttons and live totals, the visitor's choice marked: `{% poll "language" %}`."""
+    request = context["request"]
+    if isinstance(poll, str):
+        poll = selectors.poll_totals(poll_id=poll)
+    if choices is None:
+        choices = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id])
+    # get_token also makes sure the CSRF cookie is set on this page's response.
+    return {"poll": poll, "choice": choices.get(poll.id), "csrf_token": get_token(request)}
+
+
+@register.simple_tag
+def poll_script() -> str:
+    """The script tag of the vote buttons (once per page, deferred, no inline code)."""
+    return format_html('<script src="{}" defer></script>', static("counters/votes.js"))

@@ -7,6 +7,9 @@ from pathlib import Path
 from counters.dynamo.local import LocalDynamo
 from tests.support.processes import site_environment
 
+# The machine's own Redis (also on CI); tests keep to prefixes of their own.
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
 
 def site_env_for(store, dynamodb_local: LocalDynamo, data_dir: Path, **overrides: str) -> dict[str, str]:
     """A site that reads and writes the same table as `store`."""

@@ -1,0 +1,132 @@
+"""Everything a benchmark run needs: an in-memory DynamoDB Local, a seeded table, the site under daphne."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+# Counters the scenarios write to; `welcome` and the polls come from the demo seed.
+BENCH_PAGE = "welcome"
+
+
+@dataclass
+class BenchEnvironment:
+    """Handles to the running parts: the store (in this process), the site URL and the pids."""
+
+    local: Any  # counters.dynamo.local.LocalDynamo
+    table: str
+    store: Any  # counters.store.CounterStore
+    site: Any | None  # tests.support.processes.SiteProcess
+    results_dir: Path
+    run_name: str
+
+    @property
+    def base_url(self) -> str:
+        """The site's URL."""
+        if self.site is None:
+            raise RuntimeError("This run did not start the site.")
+        return self.site.url
+
+    def pids(self) -> dict[str, int]:
+        """Process ids to account CPU time to, by role."""
+        pids = {"load generator + bench": os.getpid(), "DynamoDB Local": self.local.pid}
+        if self.site is not None and self.site.process is not None:
+            pids["daphne (site)"] = self.site.process.pid
+        return pids
+
+    def raw_client(self, *, pool: int) -> Any:
+        """A plain boto3 client on the same DynamoDB Local with the app's settings, pooled for `pool`."""
+        import boto3
+
+        from counters.dynamo.client import single_shot_config
+
+        session = boto3.session.Session(
+            aws_access_key_id=self.local.access_key_id,
+            aws_secret_access_key=self.local.secret_access_key,
+            region_name=self.local.region,
+        )
+        # The app's own settings (timeouts, no resend), so the baseline is what the site could reach.
+        config = single_shot_config(pool=pool)
+        return session.client("dynamodb", endpoint_url=self.local.endpoint_url, config=config)
+
+    def csrf_token(self) -> str:
+        """A csrftoken cookie value from a GET of a page (the beacon and votes are CSRF-protected)."""
+        response = requests.get(f"{self.base_url}/bench/uncounted/{BENCH_PAGE}/", timeout=10)
+        response.raise_for_status()
+        return response.cookies["csrftoken"]
+
+
+def _configure_django(local: Any, table: str, data_dir: Path) -> None:
+    """Point this process's Django at the bench store before setup."""
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "bench.settings",
+            "DYNAMODB_ENDPOINT_URL": local.endpoint_url,
+            "AWS_ACCESS_KEY_ID": local.access_key_id,
+            "AWS_SECRET_ACCESS_KEY": local.secret_access_key,
+            "AWS_REGION": local.region,
+            "COUNTERS_TABLE": table,
+            "COUNTERS_DATA_DIR": str(data_dir),
+            "COUNTERS_VOTE_RATE": "0",
+            "DJANGO_DEBUG": "false",
+        }
+    )
+    import django
+
+    django.setup()
+
+
+@contextlib.contextmanager
+def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> Iterator[BenchEnvironment]:
+    """Start DynamoDB Local in memory (and the site if asked), seed a fresh table, stop all on exit."""
+    from counters.dynamo.local import InMemoryDynamo
+
+    with (
+        tempfile.TemporaryDirectory(prefix="counters-bench-") as tmp,
+        InMemoryDynamo(base_dir=PROJECT_DIR) as local,
+    ):
+        table = f"bench-{uuid.uuid4().hex[:8]}"
+        _configure_django(local, table, Path(tmp))
+        from counters.store import get_store
+
+        store = get_store()  # creates the table and seeds the demo pages and polls
+        site = None
+        try:
+            if with_site:
+                site = _start_site(Path(tmp))
+            yield BenchEnvironment(local, table, store, site, results_dir, run_name)
+        finally:
+            if site is not None:
+                site.stop()
+
+
+def _start_site(tmp: Path) -> Any:
+    """Serve the site under daphne on a free loopback port with the bench settings."""
+    from tests.support.processes import SiteProcess, site_environment
+
+    env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS})
+    env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
+    # The log lives as long as the run; a site that fails to start shows its tail in the error.
+    site = SiteProcess(env=env, log_path=tmp / "site.log")
+    site.migrate()
+    return site.start()
+
+
+_SITE_KEYS = (
+    "DYNAMODB_ENDPOINT_URL",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_REGION",
+    "COUNTERS_TABLE",
+    "COUNTERS_DATA_DIR",
+    "COUNTERS_VOTE_RATE",
+)

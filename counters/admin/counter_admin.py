@@ -1,0 +1,145 @@
+"""Counters in the admin: list with search and kind filter, detail with reset history, conditional reset."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import path, reverse
+
+from counters import selectors, services
+from counters.admin.forms import BulkResetForm, ResetForm
+from counters.admin.pages import AdminPages
+from counters.admin.shown import sign_shown
+from counters.exceptions import StoreUnavailable, UnknownCounter, VersionConflict
+from counters.names import KINDS
+from counters.store import CounterState
+
+RESET_PERMISSION = "counters.reset_counter"
+
+
+def reset_done(state: CounterState, before: int, version: int) -> str:
+    """What the admin is told after a reset applied."""
+    return f"Reset {state.name} from {before} (version {version}) to 0; it is now at version {state.version}."
+
+
+class CounterAdmin(AdminPages):
+    """Every counter in DynamoDB, read through the selectors and reset through the services."""
+
+    def pages(self) -> list:
+        """List, detail and reset of one counter."""
+        return [
+            (path, "", self.list_view, "changelist"),
+            (path, "<str:name>/", self.detail_view, "change"),
+            (path, "<str:name>/reset/", self.reset_view, "reset"),
+        ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        """Counters are registered by code (pages, polls), not in the admin."""
+        return False
+
+    def has_reset_permission(self, request: HttpRequest) -> bool:
+        """Whether the user may reset counters."""
+        return request.user.has_perm(RESET_PERMISSION)
+
+    def list_view(self, request: HttpRequest) -> HttpResponse:
+        """GET: every counter, searchable and filtered by kind. POST: reset the selected ones."""
+        self.require(self.has_view_permission(request))
+        if request.method == "POST":
+            return self.bulk_reset(request)
+        return self.render_list(request, BulkResetForm())
+
+    def render_list(self, request: HttpRequest, form: BulkResetForm, *, status: int = 200) -> HttpResponse:
+        query = request.GET.get("q", "")
+        kind = request.GET.get("kind", "")
+        kind = kind if kind in KINDS else ""
+        counters = selectors.counter_search(query=query, kind=kind)
+        rows = [(state, sign_shown(state.name, state.version)) for state in counters]
+        return self.render(
+            request,
+            "counter_list.html",
+            title="Counters",
+            rows=rows,
+            query=query,
+            kind=kind,
+            kinds=KINDS,
+            form=form,
+            can_reset=self.has_reset_permission(request),
+            status=status,
+        )
+
+    def bulk_reset(self, request: HttpRequest) -> HttpResponse:
+        """Reset each selected counter at the version the list showed of it, and report each."""
+        self.require(self.has_reset_permission(request))
+        form = BulkResetForm(request.POST)
+        if not form.is_valid():
+            return self.render_list(request, form, status=400)
+        actor = request.user.get_username()
+        for name, version in form.cleaned_data["selected"]:
+            try:
+                # Read at the expected version if the reset applies: versions only grow.
+                before = selectors.counter_get(name=name).value
+                state = services.counter_reset(
+                    name=name, expected_version=version, actor=actor, reason=form.cleaned_data["reason"]
+                )
+            except VersionConflict as exc:
+                messages.warning(request, f"Not reset: {exc.detail}")
+            except (UnknownCounter, StoreUnavailable) as exc:
+                messages.error(request, f"Not reset: {name}: {exc.detail}")
+            else:
+                messages.success(request, reset_done(state, before, version))
+        return HttpResponseRedirect(request.get_full_path())
+
+    def detail_view(self, request: HttpRequest, name: str) -> HttpResponse:
+        """One counter, its reset form and its reset history."""
+        self.require(self.has_view_permission(request))
+        state = selectors.counter_get(name=name)
+        form = ResetForm(initial={"shown": sign_shown(name, state.version)}, name=name)
+        return self.render_detail(request, state, form)
+
+    def render_detail(
+        self,
+        request: HttpRequest,
+        state: CounterState,
+        form: ResetForm,
+        *,
+        conflict: bool = False,
+        status: int = 200,
+    ) -> HttpResponse:
+        return self.render(
+            request,
+            "counter_detail.html",
+            title=f"Counter {state.name}",
+            state=state,
+            form=form,
+            conflict=conflict,
+            resets=selectors.counter_resets(name=state.name),
+            can_reset=self.has_reset_permission(request),
+            status=status,
+        )
+
+    def reset_view(self, request: HttpRequest, name: str) -> HttpResponse:
+        """Reset one counter if it is still at the version the form carries; else show it as it is now."""
+        detail_url = reverse("admin:counters_counter_change", args=[name], current_app=self.admin_site.name)
+        if request.method != "POST":
+            return HttpResponseRedirect(detail_url)
+        self.require(self.has_reset_permission(request))
+        form = ResetForm(request.POST, name=name)
+        if not form.is_valid():
+            return self.render_detail(request, selectors.counter_get(name=name), form, status=400)
+        version = form.cleaned_data["shown"]
+        reason = form.cleaned_data["reason"]
+        try:
+            before = selectors.counter_get(name=name).value
+            state = services.counter_reset(
+                name=name, expected_version=version, actor=request.user.get_username(), reason=reason
+            )
+        except VersionConflict as exc:
+            # Nothing was reset: show the counter as it is now and let the admin confirm at this version.
+            current = exc.current or selectors.counter_get(name=name)
+            messages.warning(request, f"Not reset: {exc.detail}")
+            fresh = ResetForm(
+                initial={"shown": sign_shown(name, current.version), "reason": reason}, name=name
+            )
+            return self.render_detail(request, current, fresh, conflict=True, status=409)
+        messages.success(request, reset_done(state, before, version))
+        return HttpResponseRedirect(detail_url)

@@ -1,0 +1,123 @@
+"""Admin forms: resets carry the signed version they showed; poll forms validate ids and labels."""
+
+from __future__ import annotations
+
+from django import forms
+from django.core import signing
+from django.utils.text import slugify
+
+from counters.admin.shown import read_shown
+from counters.exceptions import InvalidInput
+from counters.names import MAX_LABEL_LENGTH, MAX_OPTIONS, MAX_QUESTION_LENGTH, SLUG_PATTERN, validate_options
+
+MAX_REASON_LENGTH = 200
+SHOWN_ERROR = "This form does not carry a version this page showed; reload the counter and try again."
+
+
+def shown_version(token: str, *, name: str | None = None) -> tuple[str, int]:
+    """Read a signed shown version, for `name` if given; ValidationError if missing or forged."""
+    try:
+        shown_name, version = read_shown(token)
+    except (signing.BadSignature, ValueError) as exc:
+        raise forms.ValidationError(SHOWN_ERROR, code="forged") from exc
+    if name is not None and shown_name != name:
+        raise forms.ValidationError(SHOWN_ERROR, code="forged")
+    return shown_name, version
+
+
+class ResetForm(forms.Form):
+    """Reset one counter at the version the page showed."""
+
+    shown = forms.CharField(widget=forms.HiddenInput, error_messages={"required": SHOWN_ERROR})
+    reason = forms.CharField(max_length=MAX_REASON_LENGTH, help_text="Kept in the audit record.")
+
+    def __init__(self, *args, name: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.name = name
+
+    def clean_shown(self) -> int:
+        """The expected version, from a token this site signed for this counter."""
+        return shown_version(self.cleaned_data["shown"], name=self.name)[1]
+
+
+class BulkResetForm(forms.Form):
+    """Reset several counters, each at the version the list showed."""
+
+    selected = forms.MultipleChoiceField(error_messages={"required": "Select the counters to reset."})
+    reason = forms.CharField(max_length=MAX_REASON_LENGTH)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Choices are whatever tokens were posted; each is checked by its signature instead.
+        self.fields["selected"].choices = [(token, token) for token in self.data.getlist("selected")]
+
+    def clean_selected(self) -> list[tuple[str, int]]:
+        """(name, expected version) for each selected counter."""
+        return [shown_version(token) for token in self.cleaned_data["selected"]]
+
+
+def option_id_field(**kwargs) -> forms.RegexField:
+    return forms.RegexField(
+        regex=SLUG_PATTERN,
+        max_length=64,
+        error_messages={"invalid": "Use lowercase letters, digits, '-' or '_'."},
+        **kwargs,
+    )
+
+
+def option_from_line(line: str) -> tuple[str, str]:
+    """`id | Label` or just `Label` (its id is then made from it)."""
+    option_id, bar, label = line.partition("|")
+    if not bar:
+        label, option_id = line, slugify(line)
+    return option_id.strip(), label.strip()
+
+
+class PollCreateForm(forms.Form):
+    """A new poll: id, question and one option per line."""
+
+    poll_id = option_id_field(label="Poll id", help_text="Lowercase letters, digits, '-' or '_'.")
+    question = forms.CharField(max_length=MAX_QUESTION_LENGTH)
+    options = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 5}),
+        help_text=f"One per line, 1 to {MAX_OPTIONS}: 'Label' or 'id | Label'.",
+    )
+
+    def clean_poll_id(self) -> str:
+        """Any slug but `add`, whose address is the page of this form."""
+        if self.cleaned_data["poll_id"] == "add":
+            raise forms.ValidationError("'add' is taken by this page's address; pick another id.")
+        return self.cleaned_data["poll_id"]
+
+    def clean_options(self) -> list[tuple[str, str]]:
+        """(id, label) pairs; ids valid and distinct."""
+        lines = [line.strip() for line in self.cleaned_data["options"].splitlines() if line.strip()]
+        options = [option_from_line(line) for line in lines]
+        try:
+            validate_options(options)
+        except InvalidInput as exc:
+            raise forms.ValidationError(exc.detail) from exc
+        return options
+
+
+class OptionForm(forms.Form):
+    """One more option for a poll."""
+
+    label = forms.CharField(max_length=MAX_LABEL_LENGTH)
+    option_id = option_id_field(label="Option id", required=False, help_text="Made from the label if empty.")
+
+    def clean(self) -> dict:
+        """Derive the id from the label when none is given."""
+        data = super().clean()
+        if not data.get("option_id") and data.get("label"):
+            derived = slugify(data["label"])
+            if not SLUG_PATTERN.fullmatch(derived):
+                raise forms.ValidationError("Give an option id: none can be made from this label.")
+            data["option_id"] = derived
+        return data
+
+
+class PollClosedForm(forms.Form):
+    """Close or reopen a poll."""
+
+    closed = forms.TypedChoiceField(choices=[("1", "close"), ("0", "reopen")], coerce=lambda v: v == "1")

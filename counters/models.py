@@ -1,0 +1,34 @@
+"""Permission holders for the admin: counters and polls live in DynamoDB, not in these tables.
+
+Both models are unmanaged and never queried; they exist so that `counters.reset_counter` and the
+poll permissions are real Django permissions, grantable to staff users and groups.
+"""
+
+from django.db import models
+
+
+class Counter(models.Model):
+    """Stands for the counters in DynamoDB: who may see them and who may reset them."""
+
+    class Meta:
+        managed = False
+        default_permissions = ("view",)
+        permissions = [("reset_counter", "Can reset counters")]
+        verbose_name = "counter"
+        verbose_name_plural = "counters"
+
+    def __str__(self) -> str:
+        return "counter"
+
+
+class Poll(models.Model):
+    """Stands for the polls in DynamoDB: who may see, create and change (options, closing) them."""
+
+    class Meta:
+        managed = False
+        default_permissions = ("view", "add", "change")
+        verbose_name = "poll"
+        verbose_name_plural = "polls"
+
+    def __str__(self) -> str:
+        return "poll"

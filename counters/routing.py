@@ -1,0 +1,7 @@
+"""Websocket routes of the counters app."""
+
+from django.urls import path
+
+from counters.consumers import DashboardConsumer
+
+websocket_urlpatterns = [path("ws/counters/", DashboardConsumer.as_asgi())]

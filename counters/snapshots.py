@@ -1,0 +1,53 @@
+"""Snapshots for dashboard sockets: one store read at a time, shared by every socket that asked before it.
+
+A read that starts after a socket joined the fan-out is as good for that socket as a read of its own,
+so when a thousand pages reconnect at once (a restarted worker) the store sees a few reads, not a
+thousand. A socket that asks while a read is running waits for the next one: that read starts after
+its join, so no update can fall between the snapshot and the live frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+
+from asgiref.sync import sync_to_async
+
+from counters import selectors
+
+
+def read_snapshot() -> list[dict]:
+    """Every counter's current state, as the dashboard lists them."""
+    return [state.as_dict() for state in selectors.counter_list()]
+
+
+class SnapshotReader:
+    """Runs at most one snapshot read at a time on one event loop; each serves all who waited for it."""
+
+    def __init__(self) -> None:
+        self._next: asyncio.Future | None = None
+        self._reader: asyncio.Task | None = None
+
+    async def get(self) -> list[dict]:
+        """A snapshot read that started after this call (errors are raised to every waiter)."""
+        loop = asyncio.get_running_loop()
+        if self._next is None or self._next.get_loop() is not loop:
+            self._next = loop.create_future()
+        waiting = self._next
+        if self._reader is None or self._reader.done() or self._reader.get_loop() is not loop:
+            self._reader = loop.create_task(self._run(), context=contextvars.Context())
+        return await asyncio.shield(waiting)
+
+    async def _run(self) -> None:
+        while self._next is not None:
+            serving, self._next = self._next, None
+            try:
+                # In a worker thread: the store is boto3, and the loop must keep serving sockets.
+                result = await sync_to_async(read_snapshot, thread_sensitive=False)()
+            except Exception as exc:
+                serving.set_exception(exc)
+            else:
+                serving.set_result(result)
+
+
+snapshots = SnapshotReader()

@@ -1,0 +1,178 @@
+/* Live counters in the browser: one websocket to /ws/counters/ per page.
+ * - The server sends {"type":"snapshot"} on connect, then {"type":"update"} at most ~10 times a second.
+ * - A counter is applied only if its version is newer than the one shown, so late or reordered
+ *   frames (several workers, a reconnect) never bring back an old total.
+ * - Every [data-counter] element with an older data-version gets the new value and a short highlight.
+ * - #connection shows "connecting", "live" or "reconnecting"; a lost socket is reopened with
+ *   exponential backoff and full jitter, and the fresh snapshot resyncs the page.
+ * API: window.LiveCounters.subscribe(fn) -> unsubscribe; fn({type, counters}) gets each applied
+ * message (only the counters that changed). LiveCounters.apply(counters) feeds states from elsewhere
+ * (e.g. an API answer) through the same version rule; LiveCounters.get(name) -> {value, version}. */
+(function () {
+  "use strict";
+
+  var PATH = "/ws/counters/";
+  var FIRST_DELAY_MS = 500;
+  var MAX_DELAY_MS = 8000;
+  var HIGHLIGHT_MS = 700;
+  var LABELS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…" };
+
+  var known = {}; // name -> {value, version}: the newest state this page holds
+  var subscribers = [];
+  var socket = null;
+  var attempt = 0;
+  var timer = null;
+  var everLive = false;
+
+  function setState(state) {
+    var node = document.getElementById("connection");
+    if (!node) return;
+    node.setAttribute("data-state", state);
+    node.textContent = LABELS[state] || state;
+  }
+
+  function rememberRendered() {
+    document.querySelectorAll("[data-counter][data-version]").forEach(function (node) {
+      var name = node.getAttribute("data-counter");
+      var version = Number(node.getAttribute("data-version"));
+      var value = Number((node.textContent || "").replace(/[^0-9-]/g, ""));
+      if (version >= 0 && (!known[name] || version > known[name].version)) {
+        known[name] = { value: value, version: version };
+      }
+    });
+  }
+
+  function highlight(node) {
+    node.classList.remove("changed");
+    void node.offsetWidth; // restart the highlight if it is still showing
+    node.classList.add("changed");
+    window.clearTimeout(node.liveCountersTimer);
+    node.liveCountersTimer = window.setTimeout(function () { node.classList.remove("changed"); }, HIGHLIGHT_MS);
+  }
+
+  function render(counter) {
+    document.querySelectorAll("[data-counter]").forEach(function (node) {
+      if (node.getAttribute("data-counter") !== counter.name) return;
+      var shown = Number(node.getAttribute("data-version"));
+      if (node.hasAttribute("data-version") && shown >= counter.version) return;
+      var changed = node.textContent !== String(counter.value);
+      node.textContent = String(counter.value);
+      node.setAttribute("data-version", String(counter.version));
+      if (changed) highlight(node);
+    });
+  }
+
+  /* Apply the counters that are newer than what the page holds; tell subscribers about those. */
+  function apply(counters, type) {
+    var applied = [];
+    (counters || []).forEach(function (counter) {
+      if (!counter || typeof counter.name !== "string" || typeof counter.version !== "number") return;
+      var previous = known[counter.name];
+      if (previous && counter.version <= previous.version) return;
+      known[counter.name] = { value: counter.value, version: counter.version };
+      var fresh = { name: counter.name, value: counter.value, version: counter.version };
+      render(fresh);
+      applied.push(fresh);
+    });
+    if (applied.length) {
+      var message = { type: type || "update", counters: applied };
+      subscribers.slice().forEach(function (fn) {
+        try {
+          fn(message);
+        } catch (error) {
+          window.console && console.error("LiveCounters subscriber failed", error);
+        }
+      });
+    }
+    return applied;
+  }
+
+  function socketUrl() {
+    return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + PATH;
+  }
+
+  function scheduleReconnect() {
+    if (timer !== null) return;
+    setState(everLive ? "reconnecting" : "connecting");
+    // Full jitter: pages that lost the same server do not all come back at the same moment.
+    var ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * Math.pow(2, attempt));
+    attempt += 1;
+    timer = window.setTimeout(function () {
+      timer = null;
+      open();
+    }, Math.round(ceiling / 2 + Math.random() * (ceiling / 2)));
+  }
+
+  function open() {
+    if (socket) return;
+    var ws;
+    try {
+      ws = new WebSocket(socketUrl());
+    } catch (error) {
+      scheduleReconnect();
+      return;
+    }
+    socket = ws;
+    ws.onmessage = function (event) {
+      var message;
+      try {
+        message = JSON.parse(event.data);
+      } catch (error) {
+        return;
+      }
+      if (message.type === "snapshot") {
+        attempt = 0;
+        everLive = true;
+        setState("live");
+      }
+      if (message.type === "snapshot" || message.type === "update") apply(message.counters, message.type);
+    };
+    ws.onclose = function () {
+      if (socket === ws) socket = null;
+      scheduleReconnect();
+    };
+    ws.onerror = function () {
+      ws.close();
+    };
+  }
+
+  function reconnectNow() {
+    if (socket || timer === null) return;
+    window.clearTimeout(timer);
+    timer = null;
+    open();
+  }
+
+  window.LiveCounters = {
+    subscribe: function (fn) {
+      subscribers.push(fn);
+      return function () {
+        subscribers = subscribers.filter(function (other) { return other !== fn; });
+      };
+    },
+    apply: function (counters) {
+      return apply(Array.isArray(counters) ? counters : (counters && counters.counters) || [], "update");
+    },
+    get: function (name) {
+      return known[name] ? { value: known[name].value, version: known[name].version } : null;
+    },
+    state: function () {
+      var node = document.getElementById("connection");
+      return node ? node.getAttribute("data-state") : null;
+    }
+  };
+
+  function start() {
+    rememberRendered();
+    setState("connecting");
+    // Back online or back to the tab: no need to sit out the backoff.
+    window.addEventListener("online", reconnectNow);
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "visible") reconnectNow();
+    });
+    open();
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,98 @@
+"""Polls in the Django admin: create, add options, close and reopen, with clear refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from counters.exceptions import UnknownCounter
+from tests.support.admin_users import make_user
+
+LIST = "/admin/counters/poll/"
+
+
+@pytest.fixture
+def manager(client):
+    client.force_login(make_user("ann", "view_poll", "add_poll", "change_poll"))
+    return client
+
+
+@pytest.mark.django_db
+def test_create_a_poll_with_its_options(manager, store):
+    assert 'href="/admin/counters/poll/add/"' in manager.get(LIST).content.decode()
+    data = {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nsalad-bar | Salad bar\n\n"}
+    response = manager.post(f"{LIST}add/", data, follow=True)
+    assert response.redirect_chain == [(f"{LIST}lunch/", 302)]
+    assert "Poll lunch was created with 2 options." in response.content.decode()
+    poll = store.get_poll("lunch")
+    assert [(o.id, o.label) for o in poll.options] == [("soup", "Soup"), ("salad-bar", "Salad bar")]
+    assert store.get("lunch.salad-bar").kind == "votes"
+    assert '<tr data-poll="lunch">' in manager.get(LIST).content.decode()
+
+    again = manager.post(f"{LIST}add/", {**data, "question": "Again?"})
+    assert (
+        again.status_code == 400
+        and "A poll named &#x27;lunch&#x27; exists already." in again.content.decode()
+    )
+    assert store.get_poll("lunch").question == "Lunch?"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"poll_id": "Bad Id", "question": "Q?", "options": "A"},
+        {"poll_id": "add", "question": "Q?", "options": "A"},
+        {"poll_id": "ok", "question": "", "options": "A"},
+        {"poll_id": "ok", "question": "Q?", "options": "A\nA"},
+        {"poll_id": "ok", "question": "Q?", "options": "\n"},
+        {"poll_id": "ok", "question": "Q?", "options": "\n".join(f"o{i}" for i in range(21))},
+    ],
+)
+def test_invalid_polls_are_refused_and_nothing_is_written(manager, store, data):
+    assert manager.post(f"{LIST}add/", data).status_code == 400
+    assert store.list_polls() == [] and store.counter_names() == []
+
+
+@pytest.mark.django_db
+def test_add_an_option_only_with_a_new_id(manager, demo_store):
+    response = manager.post(f"{LIST}deploy/options/", {"label": "Kubernetes"}, follow=True)
+    assert "Option kubernetes was added to deploy." in response.content.decode()
+    assert demo_store.get_poll("deploy").options[-1].id == "kubernetes"
+    assert demo_store.get("deploy.kubernetes").value == 0
+    duplicate = manager.post(f"{LIST}deploy/options/", {"label": "AWS again", "option_id": "aws"})
+    assert duplicate.status_code == 409
+    assert "Poll &#x27;deploy&#x27; already has an option &#x27;aws&#x27;." in duplicate.content.decode()
+    assert [o.id for o in demo_store.get_poll("deploy").options].count("aws") == 1
+    assert manager.post(f"{LIST}deploy/options/", {"label": ""}).status_code == 400
+
+
+@pytest.mark.django_db
+def test_close_and_reopen_a_poll_say_when_it_is_so_already(manager, demo_store):
+    closed = manager.post(f"{LIST}language/closed/", {"closed": "1"}, follow=True)
+    assert "Poll language is now closed." in closed.content.decode()
+    assert 'id="poll-state">closed<' in closed.content.decode()
+    assert demo_store.get_poll("language").closed is True
+    stale = manager.post(f"{LIST}language/closed/", {"closed": "1"}, follow=True)  # a second tab's form
+    assert "Poll &#x27;language&#x27; is already closed." in stale.content.decode()
+    reopened = manager.post(f"{LIST}language/closed/", {"closed": "0"}, follow=True)
+    assert "Poll language is now open." in reopened.content.decode()
+    assert demo_store.get_poll("language").closed is False
+    assert manager.get(f"{LIST}ghost/").status_code == 404
+    assert manager.post(f"{LIST}ghost/closed/", {"closed": "1"}).status_code == 404
+    with pytest.raises(UnknownCounter):
+        demo_store.get_poll("ghost")
+
+
+@pytest.mark.django_db
+def test_staff_without_poll_permissions_is_refused(client, demo_store):
+    client.force_login(make_user("vic", "view_poll"))
+    page = client.get(f"{LIST}deploy/").content.decode()
+    assert 'id="option-form"' not in page and 'id="closed-form"' not in page
+    assert client.get(f"{LIST}add/").status_code == 403
+    assert client.post(f"{LIST}add/", {"poll_id": "x", "question": "Q?", "options": "A"}).status_code == 403
+    assert client.post(f"{LIST}deploy/options/", {"label": "K8s"}).status_code == 403
+    assert client.post(f"{LIST}deploy/closed/", {"closed": "1"}).status_code == 403
+    assert len(demo_store.get_poll("deploy").options) == 3 and demo_store.get_poll("deploy").closed is False
+    client.logout()
+    assert client.post(f"{LIST}deploy/closed/", {"closed": "1"}).status_code == 302
+    assert demo_store.get_poll("deploy").closed is False

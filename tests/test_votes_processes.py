@@ -1,0 +1,116 @@
+"""Votes over real HTTP against a real daphne site and DynamoDB Local: many voters clicking at once."""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.support.processes import SiteProcess
+from tests.support.site import site_env_for
+from tests.support.voting import HttpVoter, assert_poll_consistent, poll_tally, voter_id
+
+VOTERS = 50
+CLICKS = 4
+POLL = "language"
+RESENDS = 5
+
+
+@pytest.mark.processes
+def test_fifty_voters_clicking_four_times_at_once_leave_exact_totals(demo_store, dynamodb_local, tmp_path):
+    options = [option.id for option in demo_store.get_poll(POLL).options]
+    rng = random.Random(2026)
+    env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_VOTE_RATE="0")
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site:
+        with ThreadPoolExecutor(16) as pool:
+            voters = list(pool.map(lambda _: HttpVoter(site.url).visit(), range(VOTERS)))
+        # Mostly votes, now and then a retraction (None); every click has its own Idempotency-Key.
+        clicks = [(voter, rng.choice([*options, *options, None])) for voter in voters for _ in range(CLICKS)]
+        start = threading.Barrier(len(clicks))
+
+        def click(entry):
+            voter, option = entry
+            key = uuid.uuid4().hex
+            start.wait()
+            response = voter.vote(POLL, option, key=key)
+            # A 503 (the store too slow for this burst) is resent with the same key, as the page
+            # script does: whether or not the first attempt committed, it then counts exactly once.
+            for _ in range(RESENDS):
+                if response.status_code != 503:
+                    break
+                response = voter.vote(POLL, option, key=key)
+            return voter, option, response
+
+        with ThreadPoolExecutor(len(clicks)) as pool:
+            results = list(pool.map(click, clicks))
+        shown = {voter: voter.choice(POLL) for voter in voters}
+        log = site.log_text()
+
+    statuses = Counter(response.status_code for _, _, response in results)
+    print(f"\n{len(results)} clicks by {VOTERS} voters: {dict(statuses)}")
+    assert set(statuses) <= {200, 409}, (statuses, log[-3000:])
+    assert statuses[200] >= len(results) // 2
+    assert "Traceback" not in log and " 500 " not in log
+    held = assert_poll_consistent(demo_store, POLL)
+    # Every counted change moved exactly one or two totals by one: versions and values show no drift.
+    ups = downs = 0
+    for _, _, response in results:
+        body = response.json()
+        if response.status_code == 200 and body["counted"]:
+            ups += body["choice"] is not None
+            downs += body["previous"] is not None
+    states = demo_store.get_many(f"{POLL}.{option}" for option in options)
+    assert sum(state.version for state in states) == ups + downs
+    assert sum(poll_tally(demo_store, POLL).values()) == ups - downs == len(held)
+    for voter in voters:
+        mine = shown[voter]
+        answered = {option for v, option, response in results if v is voter and response.status_code == 200}
+        assert mine in answered | {None}
+        assert held.get(f"anon:{voter_id(voter)}") == mine
+
+
+@pytest.mark.processes
+def test_one_key_sent_ten_times_at_once_counts_once(demo_store, dynamodb_local, tmp_path):
+    env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_VOTE_RATE="0")
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site:
+        voter = HttpVoter(site.url).visit()
+        start = threading.Barrier(10)
+
+        def send(_):
+            start.wait()
+            return voter.vote(POLL, "rust", key="same-click")
+
+        with ThreadPoolExecutor(10) as pool:
+            answers = list(pool.map(send, range(10)))
+        other = voter.vote(POLL, "go", key="same-click")
+        bad = [
+            voter.session.post(f"{site.url}/api/polls/{POLL}/vote", data=body, headers=headers, timeout=30)
+            for body, headers in (
+                ("{", {"Content-Type": "application/json", "X-CSRFToken": voter.csrf_token}),
+                (
+                    '{"option": "cobol"}',
+                    {"Content-Type": "application/json", "X-CSRFToken": voter.csrf_token},
+                ),
+                ('{"option": "go"}', {"Content-Type": "application/json"}),  # no CSRF token
+                ("x" * 5000, {"Content-Type": "application/json", "X-CSRFToken": voter.csrf_token}),
+            )
+        ]
+    codes = Counter(answer.status_code for answer in answers)
+    # Concurrent twins either replay the first answer or, while it is still being written, get a 409.
+    assert codes[200] >= 1 and set(codes) <= {200, 409}, codes
+    first = [a for a in answers if a.status_code == 200 and "Idempotent-Replayed" not in a.headers]
+    assert len(first) == 1 and first[0].json()["counted"] is True
+    assert {a.content for a in answers if a.status_code == 200} == {first[0].content}
+    assert (other.status_code, other.json()["error"]) == (409, "idempotency_key_reused")
+    assert [(b.status_code, b.json()["error"]) for b in bad] == [
+        (400, "invalid"),
+        (400, "invalid"),
+        (403, "csrf_failed"),
+        (413, "too_large"),
+    ]
+    assert poll_tally(demo_store, POLL) == {"python": 0, "go": 0, "rust": 1, "typescript": 0}
+    assert demo_store.get(f"{POLL}.rust").version == 1
