@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import ExitStack, contextmanager
 
 import pytest
 import requests
@@ -40,24 +41,22 @@ def wait_closed(socket) -> None:
     raise AssertionError(f"the websocket stayed open {WAIT}s after Redis died")
 
 
-def reconnect_with_snapshot(url: str):
+@contextmanager
+def reconnected_with_snapshot(url: str):
     """Reconnect as the browser does, until a socket opens with a snapshot; fail after WAIT seconds."""
     deadline = time.monotonic() + WAIT
     last_error: Exception | None = None
     while time.monotonic() < deadline:
-        try:
-            socket = site_socket(url)
-        except (OSError, ConnectionClosed) as error:
-            last_error = error
-            time.sleep(0.5)
-            continue
-        try:
-            frame = json.loads(socket.recv(timeout=10))
-            if frame["type"] == "snapshot":
-                return socket, frame
-        except (ConnectionClosed, TimeoutError) as error:
-            last_error = error
-        socket.close()
+        with ExitStack() as stack:
+            frame = None
+            try:
+                socket = stack.enter_context(site_socket(url))
+                frame = json.loads(socket.recv(timeout=10))
+            except (OSError, ConnectionClosed) as error:
+                last_error = error
+            if frame is not None and frame["type"] == "snapshot":
+                yield socket, frame
+                return
         time.sleep(0.5)
     raise AssertionError(f"no snapshot within {WAIT}s after Redis came back: {last_error!r}")
 
@@ -86,8 +85,7 @@ def test_counting_survives_a_redis_outage_and_live_updates_resume(demo_store, dy
                 wait_closed(socket)
 
             redis_server.start()
-            socket, snapshot = reconnect_with_snapshot(worker_b.url)
-            with socket:
+            with reconnected_with_snapshot(worker_b.url) as (socket, snapshot):
                 totals = {c["name"]: c["value"] for c in snapshot["counters"]}
                 assert totals["welcome"] == 2 * (VIEWS_BEFORE + VIEWS_DURING)
                 for _ in range(VIEWS_AFTER):
