@@ -109,16 +109,58 @@ def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> I
                 site.stop()
 
 
-def _start_site(tmp: Path) -> Any:
+def _start_site(tmp: Path, *, name: str = "site", **extra_env: str) -> Any:
     """Serve the site under daphne on a free loopback port with the bench settings."""
     from tests.support.processes import SiteProcess, site_environment
 
-    env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS})
+    env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS}, **extra_env)
     env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     # The log lives as long as the run; a site that fails to start shows its tail in the error.
-    site = SiteProcess(env=env, log_path=tmp / "site.log")
+    site = SiteProcess(env=env, log_path=tmp / f"{name}.log")
     site.migrate()
     return site.start()
+
+
+@dataclass
+class SiteWorkers:
+    """Several daphne workers of one site on the same store, sharing a Redis channel layer and cache."""
+
+    sites: list[Any]  # tests.support.processes.SiteProcess
+    store_pid: int
+
+    @property
+    def urls(self) -> list[str]:
+        """Each worker's URL (a load balancer's upstreams)."""
+        return [site.url for site in self.sites]
+
+    def pids(self) -> dict[str, list[int]]:
+        """CPU roles as BenchEnvironment.pids() names them, the workers summed as the site."""
+        return {
+            "load generator + bench": [os.getpid()],
+            "DynamoDB Local": [self.store_pid],
+            "daphne (site)": [site.process.pid for site in self.sites],
+        }
+
+
+def redis_url() -> str:
+    """The Redis the multi-worker runs share: REDIS_URL, or the local default."""
+    return os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+
+
+@contextlib.contextmanager
+def site_workers(env: BenchEnvironment, count: int) -> Iterator[SiteWorkers]:
+    """Start `count` daphne workers on the bench store with Redis (REDIS_URL or the local default)."""
+    prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    sites: list[Any] = []
+    with tempfile.TemporaryDirectory(prefix="counters-bench-workers-") as tmp:
+        try:
+            for number in range(1, count + 1):
+                extra = {"REDIS_URL": redis_url(), "COUNTERS_REDIS_PREFIX": prefix}
+                sites.append(_start_site(Path(tmp), name=f"worker-{number}", **extra))
+            yield SiteWorkers(sites, env.local.pid)
+        finally:
+            for site in sites:
+                site.stop()
 
 
 _SITE_KEYS = (

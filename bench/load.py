@@ -6,7 +6,7 @@ import http.client
 import itertools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -87,7 +87,7 @@ def run_calls(
 
 
 def run_load(
-    base_url: str,
+    base_url: str | Sequence[str],
     make_request: Callable[[int], Request],
     *,
     concurrency: int,
@@ -95,19 +95,26 @@ def run_load(
     time_limit: float = 30.0,
     keep_bodies: bool = False,
 ) -> LoadResult:
-    """Send `total` requests (request i is `make_request(i)`) from `concurrency` keep-alive clients."""
-    parts = urlsplit(base_url)
-    if parts.hostname not in LOOPBACK:
+    """Send `total` requests (request i is `make_request(i)`) from `concurrency` keep-alive clients.
+
+    Given several base URLs (workers of one site), the clients are spread over them in turn, as a
+    round-robin balancer in front of the workers would spread them.
+    """
+    servers = [urlsplit(url) for url in ([base_url] if isinstance(base_url, str) else base_url)]
+    if any(parts.hostname not in LOOPBACK for parts in servers):
         raise ValueError("The benchmark only loads loopback servers.")
     local = threading.local()
     opened: list[http.client.HTTPConnection] = []
     bodies: list[bytes] = []
+    lock = threading.Lock()
 
     def connection() -> http.client.HTTPConnection:
         conn = getattr(local, "conn", None)
         if conn is None:
-            conn = local.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-            opened.append(conn)
+            with lock:
+                parts = servers[len(opened) % len(servers)]
+                conn = local.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+                opened.append(conn)
         return conn
 
     def call(i: int) -> int:

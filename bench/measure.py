@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import statistics
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -53,11 +53,16 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def cpu_share(pids: Mapping[str, int], into: dict) -> Iterator[None]:
-    """Record how many CPU seconds each process used during the block (and the wall time's cores)."""
-    before = {role: cpu_seconds(pid) for role, pid in pids.items()}
+def cpu_share(pids: Mapping[str, int | Sequence[int]], into: dict) -> Iterator[None]:
+    """Record how many CPU seconds each role (one process, or several summed) used during the block."""
+    groups = {role: [pid] if isinstance(pid, int) else list(pid) for role, pid in pids.items()}
+
+    def used() -> dict[str, float]:
+        return {role: sum(cpu_seconds(pid) for pid in members) for role, members in groups.items()}
+
+    before = used()
     yield
-    into["cpu_seconds"] = {role: round(cpu_seconds(pid) - before[role], 2) for role, pid in pids.items()}
+    into["cpu_seconds"] = {role: round(seconds - before[role], 2) for role, seconds in used().items()}
 
 
 def load_average() -> list[float]:

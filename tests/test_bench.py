@@ -34,9 +34,10 @@ def run_bench(tmp_path: Path, *names: str) -> dict:
     return json.loads((tmp_path / f"{name}.json").read_text())
 
 
-def assert_load_rows(rows: list[dict], paths: set[str]) -> None:
-    """Every path ran at C = 1, 8, 32 without errors, with ordered percentiles and a throughput."""
-    assert {(row["path"], row["concurrency"]) for row in rows} == {(p, c) for p in paths for c in (1, 8, 32)}
+def assert_load_rows(rows: list[dict], paths: set[str], concurrencies=(1, 8, 32)) -> None:
+    """Every path ran at each C without errors, with ordered percentiles and a throughput."""
+    expected = {(path, concurrency) for path in paths for concurrency in concurrencies}
+    assert {(row["path"], row["concurrency"]) for row in rows} == expected
     for row in rows:
         assert row["errors"] == 0 and row["requests"] == row["ok"] > 0
         assert 0 < row["p50_ms"] <= row["p99_ms"]
@@ -56,12 +57,18 @@ def test_store_run_is_well_formed_and_exact(tmp_path):
 
 @pytest.mark.processes
 def test_site_runs_count_every_acknowledged_request(tmp_path):
-    results = run_bench(tmp_path, "views", "exactness", "cost", "votes", "fanout")
+    results = run_bench(tmp_path, "views", "exactness", "cost", "votes", "fanout", "workers")
     sections = results["sections"]
-    assert list(sections) == ["views", "votes", "cost", "exactness", "fanout"]
+    assert list(sections) == ["views", "workers", "votes", "cost", "exactness", "fanout"]
     assert_load_rows(sections["views"]["rows"], {"POST /api/views/<slug>", "GET /pages/<slug>/"})
     assert all(row["vs_store_limit"] > 0 < row["store_limit_per_second"] for row in sections["views"]["rows"])
     assert sections["views"]["checks"]["exact"] is True
+    # Two workers sharing Redis: their CPU summed as the site's, every beacon counted.
+    workers = sections["workers"]
+    assert workers["available"] is True, workers.get("detail")
+    assert_load_rows(workers["rows"], {"POST /api/views/<slug>, 2 workers"}, concurrencies=(8, 32))
+    assert all(row["cpu_seconds"]["daphne (site)"] > 0 for row in workers["rows"])
+    assert workers["checks"]["exact"] is True
     site, naive = sections["exactness"]["rows"]
     assert site["acknowledged"] == site["final_total"] == site["requests"] > 0
     assert site["lost"] == site["doubled"] == 0
@@ -78,7 +85,7 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
 
 def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
-    assert plan(["all"])[0] == "store" and len(plan(["all"])) == 7
+    assert plan(["all"]) == ["store", "views", "workers", "votes", "cost", "exactness", "fanout", "profile"]
 
 
 def test_percentile_is_nearest_rank():

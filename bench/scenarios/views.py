@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bench.budget import CONCURRENCIES, Budget
-from bench.environment import BENCH_PAGE, BenchEnvironment
+from bench.environment import BENCH_PAGE, BenchEnvironment, SiteWorkers
 from bench.load import Request, run_load
 from bench.measure import cpu_share, site_cpu_ms, summarise
 from bench.scenarios.store import RawCounter, paired_limit
@@ -29,14 +29,16 @@ def site_row(
     request_for: Callable[[int], Request],
     *,
     concurrency: int,
+    workers: SiteWorkers | None = None,
 ) -> tuple[dict, int]:
-    """One load run through the site at C, next to a store limit measured just before it; the row
-    and how many requests were answered 2xx."""
+    """One load run through the site (or through `workers`) at C, next to a store limit measured just
+    before it; the row and how many requests were answered 2xx."""
     limit = paired_limit(raw, concurrency=concurrency, budget=budget)
     row: dict = {"path": label, "store_limit_per_second": limit}
-    with cpu_share(env.pids(), row):
+    pids, urls = (workers.pids(), workers.urls) if workers else (env.pids(), env.base_url)
+    with cpu_share(pids, row):
         result = run_load(
-            env.base_url,
+            urls,
             request_for,
             concurrency=concurrency,
             total=budget.requests_at(concurrency),
