@@ -73,7 +73,7 @@ def test_concurrent_views_are_exact_and_survive_a_restart(data_dir, tmp_path):
         assert page_count(site, "welcome") == before + CLIENTS * GETS_PER_CLIENT
         # A management command run beside the server reuses the running store.
         assert f"pid {running.pid}" in manage(env, "counters_local", "status")
-        manage(env, "counters_init")
+        assert "ready with the demo pages and polls." in manage(env, "counters_init")
         assert local.status(data_dir).pid == running.pid
 
     # Restart everything on the same data dir: the site, and DynamoDB Local itself.
