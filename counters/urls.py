@@ -1,13 +1,19 @@
 """URLs of the counters app: pages and the JSON API."""
 
 from django.urls import path
+from django.views.decorators.http import require_safe
+from django.views.generic import RedirectView
 
 from counters import api, views, vote_api
+from counters.seed import DASHBOARD_COUNTER
 
 app_name = "counters"
+TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
+    # The dashboard counts its own views at `/`; its counter has no demo page of its own.
+    path(f"pages/{DASHBOARD_COUNTER}/", TO_DASHBOARD),
     path("pages/<str:slug>/", views.page, name="page"),
     path("api/counters", api.counter_list, name="api-counters"),
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),

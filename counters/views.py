@@ -35,6 +35,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "polls": polls,
         "choices": choices,
         "counts_unavailable": unavailable,
+        "dashboard_counter": DASHBOARD_COUNTER,
     }
     return render(request, "counters/dashboard.html", context)
 

@@ -44,7 +44,16 @@ def test_dashboard_lists_counters_and_counts_itself(client, demo_store):
     assert demo_store.get("dashboard").value == 1
     for slug in ("welcome", "pricing", "docs"):
         assert f'href="/pages/{slug}/"' in html
+    assert 'href="/pages/dashboard/"' not in html
     assert "Which language do you reach for first?" in html
+
+
+@pytest.mark.django_db
+def test_dashboard_counter_has_no_page_of_its_own(client, demo_store):
+    response = client.get("/pages/dashboard/")
+    assert (response.status_code, response["Location"]) == (302, "/")
+    assert client.post("/pages/dashboard/").status_code == 405
+    assert demo_store.get("dashboard").value == 0
 
 
 @pytest.mark.django_db
