@@ -33,10 +33,16 @@ def bucket_start(sk: str) -> int:
     return calendar.timegm(time.strptime(stamp, fmt))
 
 
+def quiet_recorder() -> HistoryRecorder:
+    """A recorder whose background flush never runs within a test, so only the test's flushes write."""
+    return HistoryRecorder(interval=3600)
+
+
 @pytest.fixture
-def page(store):
+def page(store, monkeypatch):
     store.define_counter(CounterDefinition(name="welcome", kind="views", title="Welcome"))
-    history.flush()  # nothing left over from earlier tests in this process
+    # The process-wide recorder flushes every second; on a busy machine that lands mid-test.
+    monkeypatch.setattr(history, "_recorder", quiet_recorder())
     return store
 
 
@@ -76,7 +82,7 @@ def test_buckets_carry_their_ttl(page):
 
 def test_windows_zero_fill_and_place_views_in_time(client, page):
     now = time.time()
-    recorder = HistoryRecorder()
+    recorder = quiet_recorder()
     recorder.record(name="welcome", count=3, at=now)
     recorder.record(name="welcome", count=4, at=now - 30 * 60)  # in the last hour
     recorder.record(name="welcome", count=5, at=now - 3 * 3600)  # in 48 h, not in the last hour
@@ -139,7 +145,7 @@ def timed_out() -> StoreUnavailable:
 
 
 def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped(monkeypatch):
-    recorder = HistoryRecorder()
+    recorder = quiet_recorder()
     refused = FailingStore(throttled())
     monkeypatch.setattr("counters.history.get_store", lambda: refused)
     recorder.record(name="welcome", count=2)
@@ -148,7 +154,7 @@ def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped(monkeypatch):
 
     unknown = FailingStore(timed_out())
     monkeypatch.setattr("counters.history.get_store", lambda: unknown)
-    recorder = HistoryRecorder()
+    recorder = quiet_recorder()
     recorder.record(name="welcome", count=2)
     recorder.flush()
     assert recorder.pending() == 0, "a write that may have landed is not sent twice"
