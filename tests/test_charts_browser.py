@@ -98,3 +98,35 @@ def test_dashboard_draws_history_and_poll_charts(demo_store, dynamodb_local, tmp
                 assert errors == []
             finally:
                 browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_a_late_answer_for_the_previous_choice_does_not_replace_the_chosen_chart(
+    demo_store, dynamodb_local, tmp_path
+):
+    seed_history(time.time())
+    two_days = sum(PAST_VIEWS.values())
+    env = site_env_for(demo_store, dynamodb_local, tmp_path)
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = browser.new_page()
+            held = []
+            # Hold the answer for the counter shown first, so it arrives after the one chosen next.
+            page.route(
+                lambda url: "window=48h" in url and "/welcome/" not in url,
+                lambda route: held.append(route),
+            )
+            page.goto(f"{site.url}/")
+            first = page.input_value("#history-counter")
+            assert first != "welcome" and len(held) == 1
+            page.select_option("#history-counter", "welcome")
+            page.wait_for_selector(f'#history-chart[data-total="{two_days}"]')
+            with page.expect_response(lambda response: f"/{first}/history" in response.url):
+                held[0].continue_()
+            page.wait_for_timeout(1000)  # time for the late answer to be drawn, were it drawn
+            assert page.get_attribute("#history-chart", "data-total") == str(two_days)
+            assert f"{two_days} views of welcome" in page.inner_text("#history-summary")
+        finally:
+            browser.close()

@@ -110,9 +110,11 @@
     }
   }
 
-  function load(svg, name, windowName, draw) {
+  function load(svg, name, windowName, draw, isCurrent) {
     var key = name + "|" + windowName;
     return fetchHistory(name, windowName).then(function (data) {
+      // A later choice may have been answered first: a stale answer must not replace it.
+      if (isCurrent && !isCurrent()) return;
       var entry = {
         name: name,
         window: windowName,
@@ -202,11 +204,14 @@
     var chart = document.getElementById("history-chart");
     var picker = document.getElementById("history-counter");
     if (chart && picker) {
+      var choice = 0;
       var show = function () {
+        var mine = ++choice;
+        var isCurrent = function () { return mine === choice; };
         Object.keys(series).forEach(function (key) { if (series[key].svg === chart) delete series[key]; });
         chart.removeAttribute("data-points");
-        load(chart, picker.value, chart.getAttribute("data-window") || "48h", drawLarge).catch(function () {
-          chart.setAttribute("data-error", "unavailable");
+        load(chart, picker.value, chart.getAttribute("data-window") || "48h", drawLarge, isCurrent).catch(function () {
+          if (isCurrent()) chart.setAttribute("data-error", "unavailable");
         });
       };
       picker.addEventListener("change", show);
