@@ -22,7 +22,7 @@ BENCH_PAGE = "welcome"
 class BenchEnvironment:
     """Handles to the running parts: the store (in this process), the site URL and the pids."""
 
-    local: Any  # counters.dynamo.local.LocalDynamo
+    local: Any  # counters.embedded.dynamodb_local.LocalDynamo
     table: str
     store: Any  # counters.store.CounterStore
     site: Any | None  # tests.support.processes.SiteProcess
@@ -47,7 +47,7 @@ class BenchEnvironment:
         """A plain boto3 client on the same DynamoDB Local with the app's settings, pooled for `pool`."""
         import boto3
 
-        from counters.dynamo.client import single_shot_config
+        from counters.store.dynamodb.clients import single_shot_config
 
         session = boto3.session.Session(
             aws_access_key_id=self.local.access_key_id,
@@ -88,7 +88,7 @@ def _configure_django(local: Any, table: str, data_dir: Path) -> None:
 @contextlib.contextmanager
 def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> Iterator[BenchEnvironment]:
     """Start DynamoDB Local in memory (and the site if asked), seed a fresh table, stop all on exit."""
-    from counters.dynamo.local import InMemoryDynamo
+    from counters.embedded.dynamodb_local import InMemoryDynamo
 
     with (
         tempfile.TemporaryDirectory(prefix="counters-bench-") as tmp,
@@ -96,9 +96,11 @@ def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> I
     ):
         table = f"bench-{uuid.uuid4().hex[:8]}"
         _configure_django(local, table, Path(tmp))
+        from counters.services.setup import store_prepare
         from counters.store import get_store
 
-        store = get_store()  # creates the table and seeds the demo pages and polls
+        store_prepare(demo=True)
+        store = get_store()
         site = None
         try:
             if with_site:

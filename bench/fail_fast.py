@@ -23,10 +23,10 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from counters.dynamo.client import Connection, build_clients  # noqa: E402
-from counters.dynamo.local import InMemoryDynamo  # noqa: E402
-from counters.seed import seed_demo  # noqa: E402
-from counters.store.dynamodb import DynamoCounterStore  # noqa: E402
+from counters.demo import seed_demo  # noqa: E402
+from counters.embedded.dynamodb_local import InMemoryDynamo  # noqa: E402
+from counters.store.dynamodb.backend import DynamoCounterStore  # noqa: E402
+from counters.store.dynamodb.clients import Connection, build_clients  # noqa: E402
 from tests.support.faultproxy import FaultProxy  # noqa: E402
 from tests.support.processes import SiteProcess  # noqa: E402
 from tests.support.reliability import csrf_session  # noqa: E402

@@ -37,10 +37,10 @@ import django
 django.setup()
 
 import requests  # noqa: E402
-from django.conf import settings  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.local_store import bench_dynamo  # noqa: E402
+from counters import conf  # noqa: E402
 
 PAGES = ("welcome", "docs", "pricing")
 CONNECT_AT_ONCE = 50
@@ -159,7 +159,7 @@ async def run(site, store, args) -> dict:
         all(c.known.get(n, (0, 0))[:2] == final[n] for n in PAGES) for c in clients
     ):
         await asyncio.sleep(0.2)
-    await asyncio.sleep(3 * settings.COUNTERS_BROADCAST_INTERVAL)
+    await asyncio.sleep(3 * conf.broadcast_interval())
     peak = rss_kib(pid, "VmHWM")
     cpu_used = cpu_seconds(pid) - cpu_before[0], cpu_seconds(os.getpid()) - cpu_before[1]
     stop.set()
@@ -227,15 +227,14 @@ def main() -> None:
     # Both ends of every connection live on this machine; daphne inherits the limit.
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * args.clients + 256)), hard))
 
-    from counters.seed import seed_demo
+    from counters.services.setup import store_prepare
     from counters.store import get_store
     from tests.support.processes import SiteProcess
     from tests.support.site import site_env_for
 
     with bench_dynamo() as local, tempfile.TemporaryDirectory() as tmp:
+        store_prepare(demo=True)
         store = get_store()
-        store.ensure_table()
-        seed_demo(store)
         env = site_env_for(store, local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING")
         with SiteProcess(env=env, log_path=Path(tmp) / "site.log") as site:
             figures = asyncio.run(run(site, store, args))

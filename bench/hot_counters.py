@@ -36,10 +36,13 @@ def hammer(work) -> float:
 
 def main() -> None:
     with bench_dynamo():
-        from counters import history, services
-        from counters.store import CounterDefinition, get_store
+        from counters import services
+        from counters.background import history_writer as history
+        from counters.domain.values import CounterDefinition
+        from counters.store import get_store
 
         store = get_store()
+        store.ensure_table()
         store.define_counter(CounterDefinition(name="plain", kind="views"))
         store.define_counter(CounterDefinition(name="sharded", kind="views", shards=8))
         n = THREADS * PER_THREAD

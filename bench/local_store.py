@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
-from counters.dynamo.local import InMemoryDynamo, LocalDynamo
+from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
 
 
 @contextmanager

@@ -67,9 +67,11 @@ def round_(store, name: str, pause: float) -> tuple[float, int, bool, float]:
 
 def main() -> None:
     with bench_dynamo():
-        from counters.store import CounterDefinition, get_store
+        from counters.domain.values import CounterDefinition
+        from counters.store import get_store
 
         store = get_store()
+        store.ensure_table()
         for shards in SHARDS:
             for pause in PAUSES:
                 name = f"c{shards}-{int(pause * 1000)}"

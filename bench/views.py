@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
-from counters import views
-from counters.store import CounterState
+from counters.domain.values import CounterState
+from counters.web import pages
 
 
 @ensure_csrf_cookie
@@ -15,4 +15,4 @@ def uncounted_page(request: HttpRequest, slug: str) -> HttpResponse:
     # A state like the one the count would return, so the template renders the same markup.
     request.counter = CounterState(name=slug, kind="views", value=123_456, version=123_456)
     request.counter_unavailable = False
-    return views.page.uncounted(request, slug)
+    return pages.page.uncounted(request, slug)

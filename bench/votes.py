@@ -87,6 +87,7 @@ def main() -> None:
         from counters.store import get_store
 
         store = get_store()
+        store.ensure_table()
         print(f"{VOTERS} voters x {CLICKS} clicks, {THREADS} threads, one process")
         run(store, services, keyed=False)
         run(store, services, keyed=True)

@@ -1,16 +1,82 @@
-"""Settings of the counters app in one place, read lazily so override_settings works."""
+"""Settings of the counters app: every name, its default and its type in one table, read lazily.
+
+A project sets any of these in its Django settings; the demo site fills them from environment
+variables of the same name (`environment_settings`). Values are read at use, never at import, so
+`override_settings` works in tests, and strings from the environment are converted here.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 RATE_PATTERN = re.compile(r"^(?P<count>\d+)/(?P<unit>[smhd])$")
 RATE_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+
+
+def as_bool(raw: Any) -> bool:
+    """A boolean setting: a bool, or one of 1/true/yes/on from the environment."""
+    return raw if isinstance(raw, bool) else str(raw).strip().lower() in TRUE_WORDS
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its default and how a raw value (maybe a string from the environment) is read."""
+
+    default: Any
+    parse: Callable[[Any], Any] = str
+
+
+# Every setting of the app. Timeouts are short and bounded so an outage answers 503 quickly instead of
+# hanging workers (see counters/store/dynamodb/clients.py).
+SETTINGS: dict[str, Setting] = {
+    # Where counters live. An empty endpoint means the embedded DynamoDB Local (when allowed).
+    "DYNAMODB_ENDPOINT_URL": Setting(""),
+    "AWS_REGION": Setting("us-east-1"),
+    "COUNTERS_TABLE": Setting("counters"),
+    "COUNTERS_STORE_BACKEND": Setting("counters.store.dynamodb.backend.DynamoCounterStore"),
+    # May an empty endpoint start DynamoDB Local (Java) from node_modules? Production turns it off.
+    "COUNTERS_EMBEDDED_DYNAMODB": Setting(True, as_bool),
+    "COUNTERS_DATA_DIR": Setting(None, Path),  # None: <BASE_DIR>/var
+    "COUNTERS_DYNAMODB_CONNECT_TIMEOUT": Setting(1.0, float),
+    "COUNTERS_DYNAMODB_READ_TIMEOUT": Setting(2.0, float),
+    # Connections per DynamoDB client: at least the requests one worker serves at once.
+    "COUNTERS_DYNAMODB_MAX_POOL": Setting(64, int),
+    # Votes: per-address allowance (`30/m`; `0` turns it off), key lifetime, bulkhead.
+    "COUNTERS_VOTE_RATE": Setting("30/m"),
+    "COUNTERS_IDEMPOTENCY_TTL": Setting(24 * 3600, int),
+    "COUNTERS_VOTE_CONCURRENCY": Setting(8, int),
+    "COUNTERS_VOTE_QUEUE_SECONDS": Setting(15.0, float),
+    "COUNTERS_VOTER_COOKIE": Setting("counters_voter"),
+    # Proxies in front of the site that append to X-Forwarded-For; 0: the client is REMOTE_ADDR.
+    "COUNTERS_PROXY_COUNT": Setting(0, int),
+    # Background work and the live push.
+    "COUNTERS_HISTORY_FLUSH_SECONDS": Setting(1.0, float),
+    "COUNTERS_BROADCAST_INTERVAL": Setting(0.1, float),
+    # Largest request body the JSON API reads; beacons and votes need a few bytes.
+    "COUNTERS_API_MAX_BODY_BYTES": Setting(16 * 1024, int),
+}
+
+
+def environment_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """The app's settings that `environ` sets (for a settings module that reads the environment)."""
+    return {name: environ[name] for name in SETTINGS if name in environ}
+
+
+def value(name: str) -> Any:
+    """The current value of one of the app's settings, converted to its type."""
+    spec = SETTINGS[name]
+    raw = getattr(settings, name, None)
+    if raw is None or (raw == "" and spec.default != ""):
+        return spec.default
+    return spec.parse(raw)
 
 
 @dataclass(frozen=True)
@@ -39,22 +105,22 @@ def parse_rate(raw: str) -> Rate:
 
 def table_name() -> str:
     """Name of the DynamoDB table holding every counter."""
-    return settings.COUNTERS_TABLE
+    return value("COUNTERS_TABLE")
 
 
 def endpoint_url() -> str:
     """Explicit DynamoDB endpoint, or '' for the embedded DynamoDB Local."""
-    return getattr(settings, "DYNAMODB_ENDPOINT_URL", "") or ""
+    return value("DYNAMODB_ENDPOINT_URL")
 
 
 def region() -> str:
     """AWS region for the DynamoDB client."""
-    return getattr(settings, "AWS_REGION", "us-east-1") or "us-east-1"
+    return value("AWS_REGION")
 
 
-def data_dir() -> Path:
-    """Directory holding the embedded store's data and the SQLite database."""
-    return Path(settings.COUNTERS_DATA_DIR)
+def embedded_dynamodb() -> bool:
+    """Whether an empty endpoint may start the embedded DynamoDB Local."""
+    return value("COUNTERS_EMBEDDED_DYNAMODB")
 
 
 def base_dir() -> Path:
@@ -62,71 +128,71 @@ def base_dir() -> Path:
     return Path(settings.BASE_DIR)
 
 
-def dynamodb_max_pool() -> int:
-    """Connections each DynamoDB client keeps: at least the requests a worker serves at once."""
-    return int(getattr(settings, "COUNTERS_DYNAMODB_MAX_POOL", 64))
-
-
-def vote_rate() -> Rate:
-    """Per-IP vote allowance."""
-    return parse_rate(getattr(settings, "COUNTERS_VOTE_RATE", "30/m"))
+def data_dir() -> Path:
+    """Directory holding the embedded store's data (default: <BASE_DIR>/var)."""
+    return value("COUNTERS_DATA_DIR") or base_dir() / "var"
 
 
 def store_backend() -> str:
     """Dotted path of the counter store backend class."""
-    return getattr(settings, "COUNTERS_STORE_BACKEND", "counters.store.dynamodb.DynamoCounterStore")
+    return value("COUNTERS_STORE_BACKEND")
 
 
-def seed_demo() -> bool:
-    """Whether a newly created table gets the demo pages and polls."""
-    return bool(getattr(settings, "COUNTERS_SEED_DEMO", True))
+def dynamodb_connect_timeout() -> float:
+    """Seconds to wait for a connection to DynamoDB."""
+    return value("COUNTERS_DYNAMODB_CONNECT_TIMEOUT")
 
 
-def history_flush_seconds() -> float:
-    """How often each process writes its tallied history buckets."""
-    return float(getattr(settings, "COUNTERS_HISTORY_FLUSH_SECONDS", 1.0))
+def dynamodb_read_timeout() -> float:
+    """Seconds to wait for DynamoDB's answer."""
+    return value("COUNTERS_DYNAMODB_READ_TIMEOUT")
 
 
-def broadcast_interval() -> float:
-    """Least time between two live-push group messages of one process (seconds)."""
-    return float(getattr(settings, "COUNTERS_BROADCAST_INTERVAL", 0.1))
+def dynamodb_max_pool() -> int:
+    """Connections each DynamoDB client keeps: at least the requests a worker serves at once."""
+    return value("COUNTERS_DYNAMODB_MAX_POOL")
+
+
+def vote_rate() -> Rate:
+    """Per-address vote allowance."""
+    return parse_rate(value("COUNTERS_VOTE_RATE"))
 
 
 def idempotency_ttl() -> int:
     """Seconds an Idempotency-Key keeps answering with its first result (default 24 h)."""
-    return int(getattr(settings, "COUNTERS_IDEMPOTENCY_TTL", 86400))
-
-
-def proxy_count() -> int:
-    """Proxies in front of the site that append to X-Forwarded-For; 0 trusts only REMOTE_ADDR."""
-    return int(getattr(settings, "COUNTERS_PROXY_COUNT", 0))
-
-
-def voter_cookie() -> str:
-    """Name of the signed cookie that identifies an anonymous voter."""
-    return getattr(settings, "COUNTERS_VOTER_COOKIE", "counters_voter")
+    return value("COUNTERS_IDEMPOTENCY_TTL")
 
 
 def vote_concurrency() -> int:
     """Vote writes a process sends to the store at once; more wait their turn (0: no limit)."""
-    return int(getattr(settings, "COUNTERS_VOTE_CONCURRENCY", 8))
+    return value("COUNTERS_VOTE_CONCURRENCY")
 
 
 def vote_queue_seconds() -> float:
     """How long a vote waits for its turn before the answer is a 503."""
-    return float(getattr(settings, "COUNTERS_VOTE_QUEUE_SECONDS", 15))
+    return value("COUNTERS_VOTE_QUEUE_SECONDS")
 
 
-def dynamodb_connect_timeout(default: float) -> float:
-    """Seconds to wait for a connection to DynamoDB (COUNTERS_DYNAMODB_CONNECT_TIMEOUT)."""
-    return float(getattr(settings, "COUNTERS_DYNAMODB_CONNECT_TIMEOUT", default))
+def voter_cookie() -> str:
+    """Name of the signed cookie that identifies an anonymous voter."""
+    return value("COUNTERS_VOTER_COOKIE")
 
 
-def dynamodb_read_timeout(default: float) -> float:
-    """Seconds to wait for DynamoDB's answer (COUNTERS_DYNAMODB_READ_TIMEOUT)."""
-    return float(getattr(settings, "COUNTERS_DYNAMODB_READ_TIMEOUT", default))
+def proxy_count() -> int:
+    """Proxies in front of the site that append to X-Forwarded-For; 0 trusts only REMOTE_ADDR."""
+    return value("COUNTERS_PROXY_COUNT")
+
+
+def history_flush_seconds() -> float:
+    """How often each process writes its tallied history buckets."""
+    return value("COUNTERS_HISTORY_FLUSH_SECONDS")
+
+
+def broadcast_interval() -> float:
+    """Least time between two live-push group messages of one process (seconds)."""
+    return value("COUNTERS_BROADCAST_INTERVAL")
 
 
 def api_max_body_bytes() -> int:
-    """Largest request body the JSON API reads; beacons and votes need a few bytes."""
-    return int(getattr(settings, "COUNTERS_API_MAX_BODY_BYTES", 16 * 1024))
+    """Largest request body the JSON API reads."""
+    return value("COUNTERS_API_MAX_BODY_BYTES")

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from counters.store.base import CounterState
+from typing import Any
 
 
 class CounterError(Exception):
@@ -45,7 +42,8 @@ class VersionConflict(Conflict):
 
     code = "version_conflict"
 
-    def __init__(self, detail: str, *, current: CounterState | None = None) -> None:
+    def __init__(self, detail: str, *, current: Any = None) -> None:
+        # `current` is the counter's CounterState now (typed loosely: values import this module).
         super().__init__(detail)
         self.current = current
 
@@ -95,3 +93,7 @@ class OutcomeUnknown(StoreUnavailable):
     """A write was sent and its answer lost (connection cut or timed out): it counted once or not at all."""
 
     code = "outcome_unknown"
+
+
+class IdempotencyRace(Exception):
+    """The store found this Idempotency-Key recorded already: answer from its record, change nothing."""

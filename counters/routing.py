@@ -2,6 +2,6 @@
 
 from django.urls import path
 
-from counters.consumers import DashboardConsumer
+from counters.live.consumers import DashboardConsumer
 
 websocket_urlpatterns = [path("ws/counters/", DashboardConsumer.as_asgi())]

@@ -4,17 +4,17 @@ from django.urls import path
 from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
-from counters import api, views, vote_api
-from counters.seed import DASHBOARD_COUNTER
+from counters.domain.names import DASHBOARD_COUNTER
+from counters.web import api, pages, vote_api
 
 app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
 
 urlpatterns = [
-    path("", views.dashboard, name="dashboard"),
+    path("", pages.dashboard, name="dashboard"),
     # The dashboard counts its own views at `/`; its counter has no demo page of its own.
     path(f"pages/{DASHBOARD_COUNTER}/", TO_DASHBOARD),
-    path("pages/<str:slug>/", views.page, name="page"),
+    path("pages/<str:slug>/", pages.page, name="page"),
     path("api/counters", api.counter_list, name="api-counters"),
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),

@@ -11,9 +11,9 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from counters.broadcast import BroadcastLoopMiddleware  # noqa: E402
-from counters.request_threads import ReusedRequestThreads  # noqa: E402
+from counters.live.broadcast import BroadcastLoopMiddleware  # noqa: E402
 from counters.routing import websocket_urlpatterns  # noqa: E402
+from counters.web.request_threads import ReusedRequestThreads  # noqa: E402
 
 # Each request's sync work runs on a reused thread, not a new one per request (see the module).
 # The outer middleware hands the server's event loop to the broadcaster, which sends from it.

@@ -6,6 +6,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.management.utils import get_random_secret_key
 
+from counters.conf import environment_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -42,18 +44,18 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "counters.security.ContentSecurityPolicyMiddleware",
+    "counters.web.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "counters.request_guard.MalformedBodyMiddleware",
+    "counters.web.request_guard.MalformedBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "counters.voters.VoterMiddleware",
+    "counters.web.voters.VoterMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Keep last: makes the chain above run in one thread instead of hopping per middleware (see module).
-    "counters.middleware.SyncMiddlewareChain",
+    "counters.web.middleware.SyncMiddlewareChain",
 ]
 
 ROOT_URLCONF = "counters_site.urls"
@@ -106,27 +108,8 @@ STATIC_ROOT = COUNTERS_DATA_DIR / "static"
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
-# Counter store. Unset DYNAMODB_ENDPOINT_URL means: run the embedded DynamoDB Local.
-DYNAMODB_ENDPOINT_URL = os.environ.get("DYNAMODB_ENDPOINT_URL", "")
-AWS_REGION = os.environ.get("AWS_REGION", "us-east-1")
-COUNTERS_TABLE = os.environ.get("COUNTERS_TABLE", "counters")
-# Bounded waits on the store (seconds): an outage answers 503 fast instead of hanging workers.
-COUNTERS_DYNAMODB_CONNECT_TIMEOUT = float(os.environ.get("COUNTERS_DYNAMODB_CONNECT_TIMEOUT", "1"))
-COUNTERS_DYNAMODB_READ_TIMEOUT = float(os.environ.get("COUNTERS_DYNAMODB_READ_TIMEOUT", "2"))
-
-
-# Connections per DynamoDB client: at least the requests one worker serves at once.
-COUNTERS_DYNAMODB_MAX_POOL = int(os.environ.get("COUNTERS_DYNAMODB_MAX_POOL", "64"))
-COUNTERS_VOTE_RATE = os.environ.get("COUNTERS_VOTE_RATE", "30/m")
-# How long an Idempotency-Key answers with its first result (seconds; DynamoDB's own token: 10 min).
-COUNTERS_IDEMPOTENCY_TTL = int(os.environ.get("COUNTERS_IDEMPOTENCY_TTL", str(24 * 3600)))
-# Vote writes one process sends to the store at once (0: no limit); the rest wait up to the queue time.
-COUNTERS_VOTE_CONCURRENCY = int(os.environ.get("COUNTERS_VOTE_CONCURRENCY", "8"))
-COUNTERS_VOTE_QUEUE_SECONDS = float(os.environ.get("COUNTERS_VOTE_QUEUE_SECONDS", "15"))
-# Proxies in front of the site that append to X-Forwarded-For; 0: the client is REMOTE_ADDR.
-COUNTERS_PROXY_COUNT = int(os.environ.get("COUNTERS_PROXY_COUNT", "0"))
-# History buckets are written in batches: one ADD per bucket per process this often (seconds).
-COUNTERS_HISTORY_FLUSH_SECONDS = float(os.environ.get("COUNTERS_HISTORY_FLUSH_SECONDS", "1"))
+# The counters app's settings (names, defaults, types: counters/conf.py), from the environment when set.
+globals().update(environment_settings(os.environ))
 
 # Push: one process in memory by default; Redis when REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -140,8 +123,6 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-# Least time between two live-push messages of one process: clients get at most 1/this frames a second.
-COUNTERS_BROADCAST_INTERVAL = float(os.environ.get("COUNTERS_BROADCAST_INTERVAL", "0.1"))
 
 # The vote rate limit counts in this cache: shared through Redis by every worker when REDIS_URL is set.
 if REDIS_URL:
@@ -157,9 +138,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {"counters": {"handlers": ["console"], "level": os.environ.get("COUNTERS_LOG_LEVEL", "INFO")}},
 }
-CSRF_FAILURE_VIEW = "counters.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "counters.web.errors.csrf_failure"
 # Security headers on every response (SecurityMiddleware, XFrameOptionsMiddleware; CSP in
-# counters/security.py). These are Django's defaults, spelled out because tests rely on them.
+# counters/web/security.py). These are Django's defaults, spelled out because tests rely on them.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

@@ -44,6 +44,9 @@ if not os.environ.get("DJANGO_ALLOWED_HOSTS", "").strip():
     raise ImproperlyConfigured("Set DJANGO_ALLOWED_HOSTS to the host names this site answers to.")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "")
 WHITENOISE_AUTOREFRESH = False
+# Production talks to DynamoDB at DYNAMODB_ENDPOINT_URL (or AWS's own endpoint); starting the Java
+# emulator from node_modules must be asked for explicitly.
+COUNTERS_EMBEDDED_DYNAMODB = env_bool("COUNTERS_EMBEDDED_DYNAMODB", False)
 
 # HTTPS: redirect, secure cookies, HSTS. Behind a TLS-terminating proxy, set
 # DJANGO_SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto so Django knows the original scheme.

@@ -4,7 +4,6 @@ from counters_site.settings import *  # noqa: F403
 
 DEBUG = False
 SECRET_KEY = "test-only-secret-key-not-for-production-0123456789abcdef"
-COUNTERS_SEED_DEMO = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 COUNTERS_VOTE_RATE = "0"

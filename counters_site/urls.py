@@ -8,7 +8,7 @@ urlpatterns = [
     path("", include("counters.urls")),
 ]
 
-handler400 = "counters.errors.bad_request"
-handler403 = "counters.errors.permission_denied"
-handler404 = "counters.errors.not_found"
-handler500 = "counters.errors.server_error"
+handler400 = "counters.web.errors.bad_request"
+handler403 = "counters.web.errors.permission_denied"
+handler404 = "counters.web.errors.not_found"
+handler500 = "counters.web.errors.server_error"

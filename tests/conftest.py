@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings as django_settings
 
-from counters import history
-from counters.dynamo.local import InMemoryDynamo, LocalDynamo
+from counters.background import history_writer as history
+from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
 from counters.store import CounterStore, get_store, reset_store
 from tests.support.site import REDIS_URL
 
@@ -48,13 +48,15 @@ def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path):
 @pytest.fixture
 def store(store_settings) -> CounterStore:
     """The app's store on a fresh, empty table in DynamoDB Local."""
-    return get_store()
+    store = get_store()
+    store.ensure_table()
+    return store
 
 
 @pytest.fixture
 def demo_store(store) -> CounterStore:
     """A fresh table holding the demo pages and polls."""
-    from counters.seed import seed_demo
+    from counters.demo import seed_demo
 
     seed_demo(store)
     return store

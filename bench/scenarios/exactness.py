@@ -15,7 +15,7 @@ CONCURRENCY = 8
 
 def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
     """Count N beacons on a fresh counter at C=8, and N naive read-modify-writes at C=8, and compare."""
-    from counters.store import CounterDefinition
+    from counters.domain.values import CounterDefinition
 
     name = f"exact-{uuid.uuid4().hex[:8]}"
     env.store.define_counter(CounterDefinition(name=name, kind="views", title="Exactness"))

@@ -29,7 +29,7 @@ def vote_request(token: str, option: str) -> Request:
 
 def option_total(env: BenchEnvironment, options: list[str]) -> int:
     """Sum of the poll's option counters, read from the store."""
-    from counters.names import option_counter_name
+    from counters.domain.names import option_counter_name
 
     return sum(state.value for state in env.store.get_many([option_counter_name(POLL, o) for o in options]))
 

@@ -10,9 +10,9 @@ from counters import selectors, services
 from counters.admin.forms import BulkResetForm, ResetForm
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
+from counters.domain.names import KINDS
+from counters.domain.values import CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter, VersionConflict
-from counters.names import KINDS
-from counters.store import CounterState
 
 RESET_PERMISSION = "counters.reset_counter"
 

@@ -7,8 +7,9 @@ from django.core import signing
 from django.utils.text import slugify
 
 from counters.admin.shown import read_shown
+from counters.domain.names import SLUG_PATTERN
+from counters.domain.polls import MAX_LABEL_LENGTH, MAX_OPTIONS, MAX_QUESTION_LENGTH, validate_options
 from counters.exceptions import InvalidInput
-from counters.names import MAX_LABEL_LENGTH, MAX_OPTIONS, MAX_QUESTION_LENGTH, SLUG_PATTERN, validate_options
 
 MAX_REASON_LENGTH = 200
 SHOWN_ERROR = "This form does not carry a version this page showed; reload the counter and try again."

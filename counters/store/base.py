@@ -1,80 +1,45 @@
-"""The counter store contract: what every backend must do, and the values it returns."""
+"""The counter store contract: every method a service, selector or background job calls on a store.
+
+A backend is a subclass named by the COUNTERS_STORE_BACKEND setting (a dotted path), built by its
+`from_settings()`. Its values are the domain's (counters.domain.values); its failures the project's
+exceptions (counters.exceptions). tests/unit/store/test_contract.py runs against every backend.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
 
-
-@dataclass(frozen=True)
-class CounterDefinition:
-    """A counter to register: its first write starts from `start`, each hit adds `step`."""
-
-    name: str
-    kind: str
-    title: str = ""
-    description: str = ""
-    start: int = 0
-    step: int = 1
-    # More than 0 declares a hot counter whose writes spread over this many shard items.
-    shards: int = 0
-
-
-@dataclass(frozen=True)
-class CounterState:
-    """A counter's total as the store last acknowledged it."""
-
-    name: str
-    kind: str
-    value: int
-    version: int
-    title: str = ""
-    description: str = ""
-    updated_at: str | None = None
-
-    def as_dict(self) -> dict:
-        """Serialise for JSON answers and websocket frames."""
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class PollOption:
-    """One option of a poll."""
-
-    id: str
-    label: str
-
-
-@dataclass(frozen=True)
-class PollDefinition:
-    """A poll: a question and its options; closed polls take no votes."""
-
-    id: str
-    question: str
-    options: tuple[PollOption, ...] = field(default_factory=tuple)
-    closed: bool = False
-
-
-@dataclass(frozen=True)
-class ResetRecord:
-    """One applied reset of a counter, as its audit record holds it."""
-
-    name: str
-    at: str
-    actor: str
-    reason: str
-    old_value: int
-    old_version: int
-    new_version: int
+from counters.domain.values import (
+    CounterDefinition,
+    CounterState,
+    IdempotencyClaim,
+    PollDefinition,
+    PollOption,
+    ResetRecord,
+    StoredReply,
+    VoteChange,
+)
 
 
 class CounterStore(ABC):
     """Where counters live; the only layer that talks to the database."""
 
+    @classmethod
+    @abstractmethod
+    def from_settings(cls) -> CounterStore:
+        """Build the store the settings describe; no table is created and nothing is written."""
+
+    def close(self) -> None:  # noqa: B027 - optional: most backends hold nothing to release
+        """Release what the store holds (connections); it is not used afterwards."""
+
+    # ---- storage ----
+
     @abstractmethod
     def ensure_table(self) -> bool:
         """Create the storage if missing; return whether it was created."""
+
+    # ---- counters ----
 
     @abstractmethod
     def define_counter(self, definition: CounterDefinition) -> bool:
@@ -100,6 +65,41 @@ class CounterStore(ABC):
         """Read every registered counter."""
         return self.get_many(self.counter_names())
 
+    # ---- hot counters ----
+
+    @abstractmethod
+    def make_hot(self, name: str, *, shards: int) -> CounterState:
+        """Spread a counter's writes over `shards` shard items (never fewer than now), keeping its count."""
+
+    @abstractmethod
+    def shard_count(self, name: str) -> int:
+        """Shards this process knows a counter to have: 0 for a plain counter or one not seen yet; no I/O."""
+
+    # ---- history ----
+
+    @abstractmethod
+    def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
+        """Add `count` to one time bucket of a counter in one write; the bucket expires at `expires_at`."""
+
+    @abstractmethod
+    def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
+        """Counts of a counter's time buckets from `first` to `last` (inclusive); empty ones are left out."""
+
+    # ---- resets ----
+
+    @abstractmethod
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+        """Set a counter (every shard of it) to 0 if still at `expected_version`, with an audit record.
+
+        VersionConflict (carrying the current state) if the counter moved on.
+        """
+
+    @abstractmethod
+    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+        """A counter's audit records of applied resets, newest first."""
+
+    # ---- polls ----
+
     @abstractmethod
     def define_poll(self, poll: PollDefinition) -> bool:
         """Register a poll and a votes counter per option; return False if it already existed."""
@@ -113,30 +113,6 @@ class CounterStore(ABC):
         """Every registered poll, sorted by id."""
 
     @abstractmethod
-    def make_hot(self, name: str, *, shards: int) -> CounterState:
-        """Spread a counter's writes over `shards` shard items (never fewer than now), keeping its count."""
-
-    @abstractmethod
-    def shard_count(self, name: str) -> int:
-        """Shards this process knows a counter to have: 0 for a plain counter or one not seen yet; no I/O."""
-
-    @abstractmethod
-    def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
-        """Add `count` to one time bucket of a counter in one write; the bucket expires at `expires_at`."""
-
-    @abstractmethod
-    def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
-        """Counts of a counter's time buckets from `first` to `last` (inclusive); empty ones are left out."""
-
-    @abstractmethod
-    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
-        """Set a counter (every shard of it) to 0 if still at `expected_version`, with an audit record."""
-
-    @abstractmethod
-    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
-        """A counter's audit records of applied resets, newest first."""
-
-    @abstractmethod
     def create_poll(self, poll: PollDefinition) -> PollDefinition:
         """Register a new poll and its option counters in one write; Conflict if any of them exists."""
 
@@ -146,4 +122,33 @@ class CounterStore(ABC):
 
     @abstractmethod
     def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
-        """Close or reopen a poll, only if it is not so already; return the poll."""
+        """Close or reopen a poll, only if it is not so already (Conflict); return the poll."""
+
+    # ---- votes ----
+
+    @abstractmethod
+    def cast_vote(
+        self, poll_id: str, *, voter: str, option: str | None, claim: IdempotencyClaim | None = None
+    ) -> VoteChange:
+        """Make `option` the voter's choice (None retracts) in one atomic change of voter and totals.
+
+        With a `claim`, the change also records the Idempotency-Key; IdempotencyRace if that key is
+        already recorded (the caller answers from `stored_reply`). PollClosed, InvalidInput for an
+        unknown option, UnknownCounter for an unknown poll; no total ever goes below zero.
+        """
+
+    @abstractmethod
+    def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
+        """A voter's choice in each of several polls (polls without their vote are left out)."""
+
+    @abstractmethod
+    def poll_voters(self, poll_id: str) -> dict[str, str]:
+        """Every voter holding a vote in a poll, with their option."""
+
+    @abstractmethod
+    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
+        """The live (unexpired) idempotency record of a voter's key, or None."""
+
+    @abstractmethod
+    def save_reply(self, voter: str, key: str, reply: dict) -> None:
+        """Attach the first reply to an idempotency record; a later save leaves the first one."""

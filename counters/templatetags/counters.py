@@ -8,9 +8,9 @@ from django.templatetags.static import static
 from django.utils.html import format_html
 
 from counters import selectors
+from counters.domain.values import CounterState
 from counters.exceptions import CounterError
-from counters.store import CounterState
-from counters.voters import voter_for
+from counters.web.voters import voter_for
 
 register = template.Library()
 

@@ -9,7 +9,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from counters.names import SLUG_PATTERN
+from counters.domain.names import SLUG_PATTERN
 
 FUZZ = settings(
     max_examples=40,

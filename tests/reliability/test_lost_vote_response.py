@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from counters.dynamo.client import RETRY_ATTEMPTS
+from counters.store.dynamodb.clients import RETRY_ATTEMPTS
 from tests.support.reliability import error_code
 from tests.support.voting import HttpVoter, assert_poll_consistent, poll_tally, voter_id
 

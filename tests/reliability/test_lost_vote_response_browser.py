@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from counters.dynamo.client import RETRY_ATTEMPTS
+from counters.store.dynamodb.clients import RETRY_ATTEMPTS
 from tests.support.browser import chromium
 from tests.support.voting import assert_poll_consistent, poll_tally
 

@@ -12,10 +12,10 @@ import pytest
 import requests
 from django.conf import settings
 
-from counters.dynamo import local as dynamo_local
-from counters.dynamo.client import Connection, build_clients
-from counters.seed import seed_demo
-from counters.store.dynamodb import DynamoCounterStore
+from counters.demo import seed_demo
+from counters.embedded import dynamodb_local as dynamo_local
+from counters.store.dynamodb.backend import DynamoCounterStore
+from counters.store.dynamodb.clients import Connection, build_clients
 from tests.support.faultproxy import FaultProxy
 from tests.support.processes import SiteProcess
 from tests.support.reliability import Outcomes, beacon, csrf_session, error_code

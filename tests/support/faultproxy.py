@@ -268,7 +268,7 @@ class FaultProxy:
 
 
 def counter_key(name: str) -> tuple[str, ...]:
-    """Strings that only a request on counter `name`'s total item holds (see counters/dynamo/schema.py)."""
+    """Strings that only a request on counter `name`'s total item holds (see store/dynamodb/schema.py)."""
     return (f'"C#{name}"', '"TOTAL"')
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from counters.dynamo.local import LocalDynamo
+from counters.embedded.dynamodb_local import LocalDynamo
 from tests.support.processes import site_environment
 
 # The machine's own Redis (also on CI); tests keep to prefixes of their own.

@@ -6,7 +6,7 @@ import uuid
 
 import requests
 
-from counters.names import option_counter_name
+from counters.domain.names import option_counter_name
 
 
 class HttpVoter:

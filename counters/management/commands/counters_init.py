@@ -1,11 +1,10 @@
-"""Create the counters table if missing and register the demo pages and polls."""
+"""Create the counters table if missing and, unless --no-demo, register the demo pages and polls."""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from counters import conf
 from counters.exceptions import CounterError
-from counters.seed import seed_demo
-from counters.store import get_store
+from counters.services.setup import store_prepare
 
 
 class Command(BaseCommand):
@@ -15,15 +14,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         """Let operators skip the demo content."""
-        parser.add_argument("--no-demo", action="store_true", help="Create the table only.")
+        parser.add_argument("--no-demo", action="store_true", help="Create the table only; seed nothing.")
 
     def handle(self, *args, **options):
         """Create, seed and report."""
         try:
-            store = get_store()  # a new table gets the demo content here already
-            if not options["no_demo"]:
-                seed_demo(store)
+            prepared = store_prepare(demo=not options["no_demo"])
         except CounterError as exc:
             raise CommandError(exc.detail) from exc
-        demo = "" if options["no_demo"] else " with the demo pages and polls"
-        self.stdout.write(self.style.SUCCESS(f"Table {conf.table_name()!r} ready{demo}."))
+        if prepared.table_created:
+            self.stdout.write(f"Created the DynamoDB table {conf.table_name()!r}.")
+        detail = " (no demo content)" if options["no_demo"] else " with the demo pages and polls"
+        self.stdout.write(self.style.SUCCESS(f"Table {conf.table_name()!r} ready{detail}."))

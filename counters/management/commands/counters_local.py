@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from counters import conf
-from counters.dynamo import local
+from counters.embedded import dynamodb_local as local
 
 
 class Command(BaseCommand):

@@ -1,0 +1,119 @@
+"""Record views per minute and per hour off the request path: batched per process, flushed each second.
+
+`record()` only adds to an in-memory tally (a dict update under a lock); a background thread writes
+one ADD per bucket per flush (every COUNTERS_HISTORY_FLUSH_SECONDS, default 1), whatever the number
+of views, so the history costs a hot counter about two writes a second per process instead of two per
+view. The totals never depend on it: they are written synchronously before the response. What a
+crash can lose is stated in the README.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from botocore.exceptions import ClientError
+
+from counters import conf
+from counters.background.ticker import Ticker
+from counters.domain.buckets import RESOLUTIONS, Resolution
+from counters.exceptions import StoreUnavailable
+from counters.store import CounterStore, get_store
+from counters.store.dynamodb.outage import THROTTLE_CODES, error_code
+
+logger = logging.getLogger(__name__)
+
+# Buckets held back while the store throttles; beyond this the oldest news is dropped, not memory.
+MAX_PENDING = 20_000
+
+BucketRef = tuple[CounterStore, str, Resolution, int]  # store, counter, resolution, bucket start
+
+
+def nothing_was_written(exc: StoreUnavailable) -> bool:
+    """Whether DynamoDB refused the write outright (throttled), so sending it again cannot double it."""
+    cause = exc.__cause__
+    return isinstance(cause, ClientError) and error_code(cause) in THROTTLE_CODES
+
+
+class HistoryRecorder:
+    """Per-process tally of views per bucket, flushed to the store in the background."""
+
+    def __init__(self, *, interval: float | None = None) -> None:
+        self._lock = threading.Lock()
+        self._flush_lock = threading.Lock()
+        self._pending: dict[BucketRef, int] = {}
+        self._ticker = Ticker(
+            self.flush, interval=interval or conf.history_flush_seconds, name="counters-history", at_exit=True
+        )
+
+    def record(self, *, name: str, count: int = 1, at: float | None = None) -> None:
+        """Count `count` views of `name` at `at` (default: now) in its minute and hour buckets."""
+        at = time.time() if at is None else at
+        # Keyed by store too, so counts always go to the table they were made against.
+        store = get_store()
+        with self._lock:
+            for resolution in RESOLUTIONS:
+                self._add((store, name, resolution, resolution.start_of(at)), count)
+        self._ticker.ensure_started()
+
+    def pending(self) -> int:
+        """Views tallied and not yet written (each view is in two buckets, counted once here)."""
+        with self._lock:
+            return sum(
+                count
+                for (_, _, resolution, _), count in self._pending.items()
+                if resolution is RESOLUTIONS[0]
+            )
+
+    def flush(self) -> int:
+        """Write every tallied bucket with one ADD each; return how many writes were made."""
+        with self._flush_lock:
+            with self._lock:
+                pending, self._pending = self._pending, {}
+            written = 0
+            for ref, count in pending.items():
+                store, name, resolution, start = ref
+                try:
+                    store.add_to_bucket(
+                        name, resolution.key(start), count, expires_at=resolution.expires_at(start)
+                    )
+                    written += 1
+                except StoreUnavailable as exc:
+                    self._after_failure(ref, count, exc)
+            return written
+
+    def _after_failure(self, ref: BucketRef, count: int, exc: StoreUnavailable) -> None:
+        """Keep a refused write for the next flush; drop one whose outcome is unknown (never count twice)."""
+        if nothing_was_written(exc):
+            with self._lock:
+                self._add(ref, count)
+            return
+        logger.warning(
+            "History lost %s view(s) of %s in bucket %s: %s", count, ref[1], ref[2].key(ref[3]), exc
+        )
+
+    def _add(self, ref: BucketRef, count: int) -> None:
+        """Add to a bucket's tally (the caller holds the lock)."""
+        if ref not in self._pending and len(self._pending) >= MAX_PENDING:
+            logger.warning("History backlog full; dropping %s view(s) of %s", count, ref[1])
+            return
+        self._pending[ref] = self._pending.get(ref, 0) + count
+
+
+_recorder = HistoryRecorder()
+
+
+def record(*, name: str, count: int = 1) -> None:
+    """Count views of a counter in its history (off the request's critical path)."""
+    _recorder.record(name=name, count=count)
+
+
+def flush() -> int:
+    """Write out this process's tallied history now."""
+    return _recorder.flush()
+
+
+def pending() -> int:
+    """Views this process has tallied and not yet written."""
+    return _recorder.pending()

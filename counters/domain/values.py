@@ -1,0 +1,118 @@
+"""The values the store, services and selectors pass around: counters, polls, resets, vote changes."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from counters.domain.names import option_counter_name
+
+
+@dataclass(frozen=True)
+class CounterDefinition:
+    """A counter to register: its first write starts from `start`, each hit adds `step`."""
+
+    name: str
+    kind: str
+    title: str = ""
+    description: str = ""
+    start: int = 0
+    step: int = 1
+    # More than 0 declares a hot counter whose writes spread over this many shard items.
+    shards: int = 0
+
+
+@dataclass(frozen=True)
+class CounterState:
+    """A counter's total as the store last acknowledged it."""
+
+    name: str
+    kind: str
+    value: int
+    version: int
+    title: str = ""
+    description: str = ""
+    updated_at: str | None = None
+
+    def as_dict(self) -> dict:
+        """Serialise for JSON answers and websocket frames."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PollOption:
+    """One option of a poll."""
+
+    id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PollDefinition:
+    """A poll: a question and its options; closed polls take no votes."""
+
+    id: str
+    question: str
+    options: tuple[PollOption, ...] = field(default_factory=tuple)
+    closed: bool = False
+
+
+@dataclass(frozen=True)
+class ResetRecord:
+    """One applied reset of a counter, as its audit record holds it."""
+
+    name: str
+    at: str
+    actor: str
+    reason: str
+    old_value: int
+    old_version: int
+    new_version: int
+
+
+@dataclass(frozen=True)
+class VoterRecord:
+    """A voter's current choice in one poll (None: no vote) and the record's revision."""
+
+    option: str | None
+    rev: int
+
+
+@dataclass(frozen=True)
+class IdempotencyClaim:
+    """What a write carrying an Idempotency-Key records: the key, the request's hash, the expiry."""
+
+    key: str
+    fingerprint: str
+    expires_at: int
+
+
+@dataclass(frozen=True)
+class StoredReply:
+    """A live idempotency record: the request it belongs to and, once saved, the reply it got."""
+
+    fingerprint: str
+    choice: str | None
+    previous: str | None
+    counted: bool
+    reply: dict | None
+
+
+@dataclass(frozen=True)
+class VoteChange:
+    """What one vote or retraction did: the voter's choice before and after."""
+
+    poll: PollDefinition
+    voter: str
+    choice: str | None
+    previous: str | None
+
+    @property
+    def counted(self) -> bool:
+        """Whether any total changed."""
+        return self.choice != self.previous
+
+    def changed_counters(self) -> list[str]:
+        """Names of the option counters this change moved."""
+        return [
+            option_counter_name(self.poll.id, o) for o in (self.previous, self.choice) if o and self.counted
+        ]

@@ -1,0 +1,61 @@
+"""The dashboard websocket: a snapshot of every counter on connect, then coalesced updates."""
+
+from __future__ import annotations
+
+import logging
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from counters.exceptions import StoreUnavailable
+from counters.live.fanout import fanout
+from counters.live.snapshots import snapshots
+
+logger = logging.getLogger(__name__)
+
+# "Try again later": the client reconnects with backoff and gets a fresh snapshot. 4000 + the standard
+# 1013, since daphne (autobahn) lets a server close only with 1000 or 3000-4999.
+CLOSE_TRY_AGAIN = 4013
+
+
+class DashboardConsumer(AsyncJsonWebsocketConsumer):
+    """Push counter totals to one open page; the page sends nothing."""
+
+    # No layer channel of its own (an alias no layer is configured under): updates come through the
+    # relay, and a per-socket channel would poll Redis once per client and crash when Redis is down.
+    channel_layer_alias = "dashboard-sockets-use-the-relay"
+
+    async def connect(self) -> None:
+        """Join the process's fan-out, then send the snapshot, then whatever arrived meanwhile."""
+        # Updates that come before the snapshot is out wait here, so the snapshot is always first.
+        self.held: list[str] | None = []
+        await self.accept()
+        try:
+            # Joined before the read, so no update between the read and the join is lost.
+            await fanout.join(self)
+            counters = await snapshots.get()
+        except StoreUnavailable as exc:
+            logger.warning("No snapshot for a dashboard client: %s", exc)
+            await self.close(code=CLOSE_TRY_AGAIN)
+            return
+        except Exception:
+            logger.exception("Dashboard client could not join the live push")
+            await self.close(code=CLOSE_TRY_AGAIN)
+            return
+        await self.send_json({"type": "snapshot", "counters": counters})
+        held, self.held = self.held, None
+        for text in held:
+            await self.send(text_data=text)
+
+    async def disconnect(self, code: int) -> None:
+        """Leave the fan-out."""
+        fanout.leave(self)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        """Ignore whatever the client sends: this socket only pushes."""
+
+    async def send_update(self, text: str) -> None:
+        """Send one update frame (serialised once for every socket of the process)."""
+        if self.held is not None:
+            self.held.append(text)
+            return
+        await self.send(text_data=text)

@@ -1,0 +1,117 @@
+"""Deliver group updates to this process's open dashboards through one layer subscription.
+
+Each dashboard socket joining the group itself would cost the layer one message per socket per
+update (and InMemoryChannelLayer rescans every channel on each receive, quadratic in sockets); with
+one relay per process the layer carries one message per process, and the relay merges what every
+worker sends and hands the same text, serialised once, to every local socket at most once per
+interval.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+from typing import Protocol
+
+from channels.layers import get_channel_layer
+
+from counters import conf
+from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
+from counters.live.coalesce import Coalescer, Pending, as_counters
+
+logger = logging.getLogger(__name__)
+
+# Layers forget group members after a day (group_expiry); the relay renews its membership well before.
+RENEW_SECONDS = 600.0
+# Closed when the relay loses the layer: clients reconnect and resync from a snapshot. 4000 + the
+# standard 1012, since daphne (autobahn) lets a server close only with 1000 or 3000-4999.
+CLOSE_RELAY_LOST = 4012
+
+
+class LiveSocket(Protocol):
+    """What the relay needs from a dashboard consumer."""
+
+    async def send_update(self, text: str) -> None: ...
+
+    async def close(self, code: int | bool | None = None) -> None: ...
+
+
+def update_frame(pending: Pending) -> str:
+    """The websocket text of one update."""
+    return json.dumps({"type": "update", "counters": as_counters(pending)}, separators=(",", ":"))
+
+
+class LocalFanout:
+    """This process's open dashboard sockets, fed by a single relay task subscribed to the group."""
+
+    def __init__(self) -> None:
+        self._sockets: set[LiveSocket] = set()
+        self._relay: asyncio.Task | None = None
+        self._joined: asyncio.Future | None = None
+
+    def __len__(self) -> int:
+        return len(self._sockets)
+
+    async def join(self, socket: LiveSocket) -> None:
+        """Add a socket; return once the relay is in the group, so no later update can be missed."""
+        self._sockets.add(socket)
+        loop = asyncio.get_running_loop()
+        if self._relay is None or self._relay.done() or self._relay.get_loop() is not loop:
+            self._joined = loop.create_future()
+            # A fresh context: the relay outlives the connection that started it.
+            self._relay = loop.create_task(self._run(self._joined), context=contextvars.Context())
+        await asyncio.shield(self._joined)
+
+    def leave(self, socket: LiveSocket) -> None:
+        """Forget a closed socket."""
+        self._sockets.discard(socket)
+
+    async def _run(self, joined: asyncio.Future) -> None:
+        layer = get_channel_layer()
+        # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
+        coalescer = Coalescer(self._deliver, interval=conf.broadcast_interval, what="Live fan-out")
+        channel = None
+        try:
+            channel = await layer.new_channel()
+            await layer.group_add(GROUP_NAME, channel)
+            joined.set_result(None)
+            while True:
+                try:
+                    message = await asyncio.wait_for(layer.receive(channel), RENEW_SECONDS)
+                except TimeoutError:
+                    await layer.group_add(GROUP_NAME, channel)
+                    continue
+                if message.get("type") == UPDATE_EVENT:
+                    coalescer.add((c["name"], c["value"], c["version"]) for c in message["counters"])
+        except asyncio.CancelledError:
+            if channel is not None:
+                await layer.group_discard(GROUP_NAME, channel)
+            raise
+        except Exception as exc:
+            logger.exception("Live relay lost the channel layer; closing %d socket(s)", len(self._sockets))
+            if not joined.done():
+                joined.set_exception(exc)
+            await self._close_all()
+
+    async def _deliver(self, pending: Pending) -> None:
+        """Hand one frame to every socket; one failing socket does not stop the others."""
+        text = update_frame(pending)
+        for socket in list(self._sockets):
+            try:
+                await socket.send_update(text)
+            except Exception:
+                logger.warning("Dropping a dashboard socket that failed to send", exc_info=True)
+                self._sockets.discard(socket)
+
+    async def _close_all(self) -> None:
+        sockets, self._sockets = list(self._sockets), set()
+        for socket in sockets:
+            try:
+                await socket.close(code=CLOSE_RELAY_LOST)
+            except Exception:
+                logger.warning("Could not close a dashboard socket", exc_info=True)
+
+
+fanout = LocalFanout()

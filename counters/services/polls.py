@@ -1,0 +1,37 @@
+"""Poll administration: create a poll, add an option, close or reopen; each one conditional write."""
+
+from __future__ import annotations
+
+from counters.domain.names import option_counter_name, validate_slug
+from counters.domain.polls import validate_option, validate_options, validate_question
+from counters.domain.values import PollDefinition
+from counters.live import broadcast
+from counters.store import get_store
+
+
+def poll_create(
+    *, poll_id: str, question: str, options: list[tuple[str, str]], closed: bool = False
+) -> PollDefinition:
+    """Create a poll with its options (id, label) in one conditional write; Conflict if any exists."""
+    poll = PollDefinition(
+        id=validate_slug(poll_id, what="poll id"),
+        question=validate_question(question),
+        options=validate_options(options),
+        closed=closed,
+    )
+    created = get_store().create_poll(poll)
+    broadcast.publish(get_store().get_many(option_counter_name(poll.id, o.id) for o in poll.options))
+    return created
+
+
+def poll_add_option(*, poll_id: str, option_id: str, label: str) -> PollDefinition:
+    """Add an option to a poll, only if its id is new there."""
+    option = validate_option(option_id, label)
+    poll = get_store().add_poll_option(validate_slug(poll_id, what="poll id"), option)
+    broadcast.publish(get_store().get_many([option_counter_name(poll.id, option.id)]))
+    return poll
+
+
+def poll_set_closed(*, poll_id: str, closed: bool) -> PollDefinition:
+    """Close a poll (it stops taking votes) or reopen it; Conflict if it is so already."""
+    return get_store().set_poll_closed(validate_slug(poll_id, what="poll id"), closed=closed)

@@ -1,0 +1,91 @@
+"""Votes: cast, move or retract a vote in one store transaction, answered once per Idempotency-Key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from counters import selectors
+from counters.domain.names import validate_slug
+from counters.domain.values import VoteChange
+from counters.exceptions import Conflict, IdempotencyKeyReused, IdempotencyRace
+from counters.live import broadcast
+from counters.services import idempotency
+from counters.services.vote_gate import vote_slot
+from counters.store import get_store
+
+
+@dataclass(frozen=True)
+class VoteOutcome:
+    """The answer to a vote or retraction, and whether it was replayed from an Idempotency-Key."""
+
+    body: dict
+    replayed: bool = False
+
+
+def vote_cast(*, poll_id: str, voter: str, option: str, idempotency_key: str | None = None) -> VoteOutcome:
+    """Make `option` the voter's choice in a poll (moving any earlier vote) and push the new totals."""
+    validate_slug(option, what="option id")
+    return _vote_change(poll_id=poll_id, voter=voter, option=option, idempotency_key=idempotency_key)
+
+
+def vote_retract(*, poll_id: str, voter: str, idempotency_key: str | None = None) -> VoteOutcome:
+    """Withdraw the voter's vote in a poll, if any, and push the new totals."""
+    return _vote_change(poll_id=poll_id, voter=voter, option=None, idempotency_key=idempotency_key)
+
+
+def _vote_change(*, poll_id: str, voter: str, option: str | None, idempotency_key: str | None) -> VoteOutcome:
+    """One vote transaction, answered once per Idempotency-Key."""
+    validate_slug(poll_id, what="poll id")
+    key = idempotency.validate_key(idempotency_key)
+    with vote_slot():
+        return _vote_change_now(poll_id=poll_id, voter=voter, option=option, key=key)
+
+
+def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str | None) -> VoteOutcome:
+    """The vote's reads and writes, in this process's turn."""
+    store = get_store()
+    if key is None:
+        return VoteOutcome(body=_vote_reply(store.cast_vote(poll_id, voter=voter, option=option)))
+    print_ = idempotency.fingerprint(
+        action="retract" if option is None else "vote", poll=poll_id, option=option
+    )
+    try:
+        change = store.cast_vote(poll_id, voter=voter, option=option, claim=idempotency.claim(key, print_))
+    except IdempotencyRace:
+        # This key was used before (or a twin request just committed it): answer with that result.
+        return _replay(store, voter=voter, key=key, print_=print_, poll_id=poll_id)
+    body = _vote_reply(change)
+    store.save_reply(voter, key, body)
+    return VoteOutcome(body=body)
+
+
+def _replay(store, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
+    """The stored answer of the earlier request with this key; 409 if that was another request."""
+    stored = store.stored_reply(voter, key)
+    if stored is None:  # expired in between: rare enough to ask the client to send it again
+        raise Conflict("This Idempotency-Key was just released; send the request again.")
+    if stored.fingerprint != print_:
+        raise IdempotencyKeyReused("This Idempotency-Key was already used with a different request.")
+    if stored.reply is not None:
+        return VoteOutcome(body=stored.reply, replayed=True)
+    # The change committed but its reply is not saved yet (a twin request in flight, or a crash).
+    totals = selectors.poll_totals(poll_id=poll_id)
+    body = vote_body(totals, choice=stored.choice, previous=stored.previous, counted=stored.counted)
+    return VoteOutcome(body=body, replayed=True)
+
+
+def _vote_reply(change: VoteChange) -> dict:
+    """Read the poll's new totals once, push the moved counters, and shape the answer."""
+    states = {state.name: state for state in get_store().get_many(selectors.option_counters(change.poll))}
+    moved = [states[name] for name in change.changed_counters() if name in states]
+    if moved:
+        broadcast.publish(moved)
+    totals = selectors.poll_totals_from_states(change.poll, states)
+    return vote_body(totals, choice=change.choice, previous=change.previous, counted=change.counted)
+
+
+def vote_body(
+    totals: selectors.PollTotals, *, choice: str | None, previous: str | None, counted: bool
+) -> dict:
+    """The vote answer: the poll's totals, the voter's choice before and after, and whether it counted."""
+    return {"poll": totals.as_dict(), "choice": choice, "previous": previous, "counted": counted}

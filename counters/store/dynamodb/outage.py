@@ -1,0 +1,84 @@
+"""Map botocore failures to the project's own exceptions, by error code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionClosedError,
+    ConnectionError,
+    HTTPClientError,
+    ReadTimeoutError,
+)
+
+from counters.exceptions import OutcomeUnknown, StoreUnavailable
+
+# Codes that mean "nothing was written, try later": they become a 503 with Retry-After.
+UNAVAILABLE_CODES = frozenset(
+    {
+        "ProvisionedThroughputExceededException",
+        "ThrottlingException",
+        "RequestLimitExceeded",
+        "InternalServerError",
+        "ServiceUnavailable",
+        "ResourceNotFoundException",
+    }
+)
+THROTTLE_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+
+
+def error_code(exc: ClientError) -> str:
+    """The AWS error code of a ClientError."""
+    return exc.response.get("Error", {}).get("Code", "")
+
+
+# DynamoDB's own word that a request may or may not have been applied.
+MAYBE_APPLIED_CODES = frozenset({"InternalServerError"})
+
+# Failures after the request went out: DynamoDB may have applied it. For a write sent once (never
+# resent by the SDK, see counters/store/dynamodb/clients.py) that means "counted once or not at all".
+AFTER_SENDING = (ConnectionClosedError, ReadTimeoutError)
+
+
+@contextmanager
+def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
+    """Turn throttling, outages and timeouts into StoreUnavailable; re-raise anything else.
+
+    With `write`, a lost answer becomes OutcomeUnknown so the caller is not told "nothing changed".
+    """
+    try:
+        yield
+    except AFTER_SENDING as exc:
+        if write:
+            raise OutcomeUnknown(
+                "The counter store did not answer in time; this write counted once or not at all. "
+                "Reload to see the total before trying again.",
+                retry_after=5,
+            ) from exc
+        raise StoreUnavailable(
+            "The counter store cannot be reached right now; try again shortly.", retry_after=5
+        ) from exc
+    except ClientError as exc:
+        code = error_code(exc)
+        if write and code in MAYBE_APPLIED_CODES:
+            raise OutcomeUnknown(
+                "The counter store failed while writing; this write counted once or not at all. "
+                "Reload to see the total before trying again.",
+                retry_after=5,
+            ) from exc
+        if code in UNAVAILABLE_CODES:
+            retry_after = 2 if code in THROTTLE_CODES else 5
+            raise StoreUnavailable(
+                "The counter store is busy or unavailable; nothing was changed. Try again shortly.",
+                retry_after=retry_after,
+            ) from exc
+        raise
+    except (ConnectionError, HTTPClientError, BotoCoreError) as exc:
+        raise StoreUnavailable(
+            "The counter store cannot be reached right now; try again shortly.", retry_after=5
+        ) from exc

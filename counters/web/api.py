@@ -1,0 +1,39 @@
+"""The JSON API: counters, view beacons and polls."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, JsonResponse
+
+from counters import selectors, services
+from counters.web.json_api import json_api
+
+
+@json_api("GET")
+def counter_list(request: HttpRequest) -> JsonResponse:
+    """`GET /api/counters`: every counter."""
+    return JsonResponse({"counters": [state.as_dict() for state in selectors.counter_list()]})
+
+
+@json_api("GET")
+def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
+    """`GET /api/counters/<name>`: one counter, 404 if unknown."""
+    return JsonResponse(selectors.counter_get(name=name).as_dict())
+
+
+@json_api("GET")
+def counter_history(request: HttpRequest, name: str) -> JsonResponse:
+    """`GET /api/counters/<name>/history?window=1h|48h|90d`: views per bucket, zero-filled."""
+    window = request.GET.get("window", "1h")
+    return JsonResponse(selectors.counter_history(name=name, window=window).as_dict())
+
+
+@json_api("POST")
+def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
+    """`POST /api/views/<slug>`: count one view of a registered page."""
+    return JsonResponse(services.view_record(slug=slug).as_dict())
+
+
+@json_api("GET")
+def poll_list(request: HttpRequest) -> JsonResponse:
+    """`GET /api/polls`: every poll with its options and totals."""
+    return JsonResponse({"polls": [poll.as_dict() for poll in selectors.poll_list()]})

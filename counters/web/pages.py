@@ -1,0 +1,58 @@
+"""HTML pages: the dashboard and the counted demo pages."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_safe
+
+from counters import selectors
+from counters.domain.names import DASHBOARD_COUNTER
+from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
+from counters.web.counting import count_view
+from counters.web.voters import voter_for
+
+
+# Pages answer GET and HEAD only (405 otherwise); HEAD is not counted (see counters/web/counting.py).
+@require_safe
+@ensure_csrf_cookie
+@count_view(DASHBOARD_COUNTER)
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """Show every counter and poll; the page itself counts as a view."""
+    # The view's own write already failed: skip the reads, so a hung store costs one timeout, not four.
+    counters, polls, choices, unavailable = [], [], {}, request.counter_unavailable
+    if not unavailable:
+        try:
+            counters = selectors.counter_list()
+            polls = selectors.poll_list()
+            choices = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id for poll in polls])
+        except StoreUnavailable:
+            counters, polls, choices, unavailable = [], [], {}, True
+    context = {
+        "counters": counters,
+        "pages": [state for state in counters if state.kind == "views" and state.name != DASHBOARD_COUNTER],
+        "polls": polls,
+        "choices": choices,
+        "counts_unavailable": unavailable,
+        "dashboard_counter": DASHBOARD_COUNTER,
+    }
+    return render(request, "counters/dashboard.html", context)
+
+
+@require_safe
+@ensure_csrf_cookie
+@count_view(lambda request, slug: slug)
+def page(request: HttpRequest, slug: str) -> HttpResponse:
+    """A demo page: each GET counts one view of it."""
+    meta = selectors.PageMeta(slug=slug, title=slug, description="")
+    if not request.counter_unavailable:
+        try:
+            meta = selectors.page_meta(slug=slug)
+        except StoreUnavailable:
+            pass
+        except (UnknownCounter, InvalidInput) as exc:
+            # Reached by HEAD, which counts nothing and so has not been refused yet.
+            raise Http404(exc.detail) from exc
+    context = {"meta": meta, "counter": request.counter, "counts_unavailable": request.counter_unavailable}
+    return render(request, "counters/page.html", context)

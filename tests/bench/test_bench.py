@@ -1,0 +1,110 @@
+"""The benchmark harness runs end to end in tiny bounded runs and writes well-formed results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.__main__ import plan
+from bench.measure import percentile
+from bench.scenarios.profile import summarise_stacks
+from tests.support.processes import PROJECT_DIR
+
+
+def run_bench(tmp_path: Path, *names: str) -> dict:
+    """Run `python -m bench <names> --quick` into tmp_path and return its JSON results."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", *names, "--quick", "--results-dir", str(tmp_path)],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    name = "-".join(names) + "-quick"
+    assert (tmp_path / f"{name}.md").read_text().startswith(f"# Benchmark `{name}`")
+    return json.loads((tmp_path / f"{name}.json").read_text())
+
+
+def assert_load_rows(rows: list[dict], paths: set[str], concurrencies=(1, 8, 32)) -> None:
+    """Every path ran at each C without errors, with ordered percentiles and a throughput."""
+    expected = {(path, concurrency) for path in paths for concurrency in concurrencies}
+    assert {(row["path"], row["concurrency"]) for row in rows} == expected
+    for row in rows:
+        assert row["errors"] == 0 and row["requests"] == row["ok"] > 0
+        assert 0 < row["p50_ms"] <= row["p99_ms"]
+        assert row["per_second"] > 0
+        assert set(row["cpu_seconds"]) >= {"load generator + bench", "DynamoDB Local"}
+
+
+@pytest.mark.processes
+def test_store_run_is_well_formed_and_exact(tmp_path):
+    results = run_bench(tmp_path, "store")
+    store = results["sections"]["store"]
+    assert_load_rows(store["rows"], {"raw UpdateItem ADD"})
+    assert store["checks"]["exact"] is True
+    assert store["checks"]["counted"] == sum(row["ok"] for row in store["rows"])
+    assert results["exact"] is True and len(results["load_average_before"]) == 3
+
+
+@pytest.mark.processes
+def test_site_runs_count_every_acknowledged_request(tmp_path):
+    results = run_bench(tmp_path, "views", "exactness", "cost", "votes", "fanout", "workers")
+    sections = results["sections"]
+    assert list(sections) == ["views", "workers", "votes", "cost", "exactness", "fanout"]
+    assert_load_rows(sections["views"]["rows"], {"POST /api/views/<slug>", "GET /pages/<slug>/"})
+    assert all(row["vs_store_limit"] > 0 < row["store_limit_per_second"] for row in sections["views"]["rows"])
+    assert sections["views"]["checks"]["exact"] is True
+    # Two workers sharing Redis: their CPU summed as the site's, every beacon counted.
+    workers = sections["workers"]
+    assert workers["available"] is True, workers.get("detail")
+    assert_load_rows(workers["rows"], {"POST /api/views/<slug>, 2 workers"}, concurrencies=(8, 32))
+    assert all(row["cpu_seconds"]["daphne (site)"] > 0 for row in workers["rows"])
+    assert workers["checks"]["exact"] is True
+    site, naive = sections["exactness"]["rows"]
+    assert site["acknowledged"] == site["final_total"] == site["requests"] > 0
+    assert site["lost"] == site["doubled"] == 0
+    assert naive["final_total"] + naive["lost"] - naive["doubled"] == naive["acknowledged"]
+    assert sections["cost"]["checks"]["all_200"] is True
+    assert {row["samples"] for row in sections["cost"]["rows"]} == {40}
+    # Votes and fan-out ran for real against the site: every vote counted, every client converged.
+    assert sections["votes"]["available"] is True and sections["votes"]["rows"]
+    fanout = sections["fanout"]
+    assert fanout["available"] is True, fanout.get("detail")
+    assert fanout["figure"]["converged"] == fanout["figure"]["clients"] > 0
+    assert results["exact"] is True
+
+
+def test_plan_keeps_the_suite_order():
+    assert plan(["exactness", "views"]) == ["views", "exactness"]
+    assert plan(["all"]) == ["store", "views", "workers", "votes", "cost", "exactness", "fanout", "profile"]
+
+
+def test_percentile_is_nearest_rank():
+    values = [float(v) for v in range(1, 101)]
+    assert percentile(values, 0.5) == 50.0
+    assert percentile(values, 0.99) == 99.0
+    assert percentile([], 0.5) == 0.0
+
+
+def test_profile_summary_splits_samples_by_layer():
+    lines = [
+        "<module> (daphne/cli.py);view_record (counters/services/counters.py);"
+        "_make_api_call (botocore/client.py) 3",
+        "<module> (daphne/cli.py);select (selectors.py) 1",
+    ]
+    summary = summarise_stacks(lines)
+    assert summary["samples"] == 4
+    assert dict(summary["self_percent_by_layer"]) == {
+        "boto3/botocore (build, sign, parse)": 75.0,
+        "other": 25.0,
+    }
+    app_functions = dict(summary["inclusive_percent_app_functions"])
+    assert app_functions == {"view_record (counters/services/counters.py)": 75.0}

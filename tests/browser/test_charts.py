@@ -1,0 +1,132 @@
+"""The dashboard's charts in a real Chromium: sparklines, the 48 h chart and poll bars, with a screenshot."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from playwright.sync_api import sync_playwright
+
+from counters.background.history_writer import HistoryRecorder
+from tests.support.browser import launch
+from tests.support.processes import PROJECT_DIR, SiteProcess
+from tests.support.site import site_env_for
+
+ARTIFACTS = PROJECT_DIR / "test-artifacts"
+# Views of `welcome` written straight into its history: minutes ago -> views.
+PAST_VIEWS = {2: 3, 9: 5, 17: 8, 26: 4, 38: 9, 51: 6, 30 * 60: 11, 44 * 60: 7}
+LIVE_VIEWS = 4
+
+
+def wait_for(condition, *, timeout: float = 15.0, what: str) -> None:
+    """Poll `condition` until it holds or fail saying `what` was awaited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def seed_history(now: float) -> None:
+    """Write past views of `welcome` the way the batcher would have."""
+    recorder = HistoryRecorder()
+    for minutes, views in PAST_VIEWS.items():
+        recorder.record(name="welcome", count=views, at=now - minutes * 60)
+    recorder.flush()
+
+
+def attribute(page, selector: str, name: str) -> str | None:
+    return page.get_attribute(selector, name)
+
+
+def vertices(page, selector: str) -> int:
+    """How many points a drawn polyline has."""
+    return page.eval_on_selector(selector, "line => line.points.numberOfItems")
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_dashboard_draws_history_and_poll_charts(demo_store, dynamodb_local, tmp_path):
+    seed_history(time.time())
+    for option, votes in {"python": 6, "go": 3}.items():
+        for _ in range(votes):
+            demo_store.increment(f"language.{option}", kind="votes")
+    last_hour = sum(views for minutes, views in PAST_VIEWS.items() if minutes < 60) + LIVE_VIEWS
+    two_days = sum(PAST_VIEWS.values()) + LIVE_VIEWS
+    env = site_env_for(demo_store, dynamodb_local, tmp_path)
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site:
+        for _ in range(LIVE_VIEWS):
+            requests.get(f"{site.url}/pages/welcome/", timeout=10).raise_for_status()
+        history_url = f"{site.url}/api/counters/welcome/history?window=1h"
+        wait_for(
+            lambda: requests.get(history_url, timeout=10).json()["total"] == last_hour,
+            what="the site's batcher to write the views",
+        )
+        counters = [state.name for state in demo_store.list_counters()]
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            try:
+                page = browser.new_page(viewport={"width": 1100, "height": 1600})
+                errors: list[str] = []
+                page.on("pageerror", lambda exc: errors.append(str(exc)))
+                page.goto(f"{site.url}/")
+                page.select_option("#history-counter", "welcome")
+                page.wait_for_selector(f'#history-chart[data-total="{two_days}"]')
+                for name in counters:
+                    page.wait_for_selector(f'svg[data-sparkline="{name}"][data-points]')
+                    assert attribute(page, f'svg[data-sparkline="{name}"]', "data-points") == "60"
+                assert vertices(page, 'svg[data-sparkline="welcome"] polyline') == 60
+                assert attribute(page, 'svg[data-sparkline="welcome"]', "data-total") == str(last_hour)
+                assert attribute(page, 'svg[data-sparkline="docs"]', "data-total") == "0"
+                assert attribute(page, "#history-chart", "data-points") == str(48 * 60)
+                assert vertices(page, "#history-chart polyline") == 48 * 60
+                assert f"{two_days} views of welcome" in page.inner_text("#history-summary")
+                # Poll results as bars: one per option, each with a track and a bar.
+                assert page.locator('svg[data-poll-bars="language"] rect.bar').count() == 4
+                assert page.locator('svg[data-poll-bars="deploy"] rect.bar').count() == 3
+                python = float(attribute(page, 'g[data-bar-counter="language.python"] rect.bar', "width"))
+                go = float(attribute(page, 'g[data-bar-counter="language.go"] rect.bar', "width"))
+                rust = float(attribute(page, 'g[data-bar-counter="language.rust"] rect.bar', "width"))
+                assert python == pytest.approx(2 * go) and rust == 0
+                ARTIFACTS.mkdir(exist_ok=True)
+                shot = Path(ARTIFACTS / "dashboard-charts.png")
+                page.screenshot(path=str(shot), full_page=True)
+                assert shot.stat().st_size > 10_000
+                assert errors == []
+            finally:
+                browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_a_late_answer_for_the_previous_choice_does_not_replace_the_chosen_chart(
+    demo_store, dynamodb_local, tmp_path
+):
+    seed_history(time.time())
+    two_days = sum(PAST_VIEWS.values())
+    env = site_env_for(demo_store, dynamodb_local, tmp_path)
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = browser.new_page()
+            held = []
+            # Hold the answer for the counter shown first, so it arrives after the one chosen next.
+            page.route(
+                lambda url: "window=48h" in url and "/welcome/" not in url,
+                lambda route: held.append(route),
+            )
+            page.goto(f"{site.url}/")
+            first = page.input_value("#history-counter")
+            assert first != "welcome" and len(held) == 1
+            page.select_option("#history-counter", "welcome")
+            page.wait_for_selector(f'#history-chart[data-total="{two_days}"]')
+            with page.expect_response(lambda response: f"/{first}/history" in response.url):
+                held[0].continue_()
+            page.wait_for_timeout(1000)  # time for the late answer to be drawn, were it drawn
+            assert page.get_attribute("#history-chart", "data-total") == str(two_days)
+            assert f"{two_days} views of welcome" in page.inner_text("#history-summary")
+        finally:
+            browser.close()

@@ -1,0 +1,101 @@
+"""The embedded default end to end: the site starts DynamoDB Local itself and keeps counts across restarts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import requests
+
+from counters.embedded import dynamodb_local as local
+from tests.support.processes import PROJECT_DIR, SiteProcess, site_environment
+
+CLIENTS = 16
+GETS_PER_CLIENT = 100
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path):
+    """A data dir of its own; its DynamoDB Local is stopped whatever happens."""
+    directory = tmp_path / "var"
+    yield directory
+    local.stop(directory)
+
+
+def embedded_env(data_dir: Path) -> dict[str, str]:
+    """A site environment with no DynamoDB endpoint, so the site runs DynamoDB Local itself."""
+    env = site_environment(COUNTERS_DATA_DIR=str(data_dir))
+    env.pop("DYNAMODB_ENDPOINT_URL", None)
+    env.pop("AWS_ACCESS_KEY_ID", None)
+    env.pop("AWS_SECRET_ACCESS_KEY", None)
+    return env
+
+
+def page_count(site: SiteProcess, name: str) -> int:
+    """A counter's value through the public API."""
+    return requests.get(f"{site.url}/api/counters/{name}", timeout=10).json()["value"]
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """Run a management command beside the site and return its output."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+def test_concurrent_views_are_exact_and_survive_a_restart(data_dir, tmp_path):
+    env = embedded_env(data_dir)
+    site = SiteProcess(env=env, log_path=tmp_path / "site.log")
+    site.migrate()
+    with site:
+        running = local.status(data_dir)
+        assert running is not None, "the site should have started DynamoDB Local"
+        before = page_count(site, "welcome")
+
+        def browse(_: int) -> list[int]:
+            with requests.Session() as session:
+                return [session.get(f"{site.url}/pages/welcome/", timeout=30).status_code for _ in range(100)]
+
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            statuses = [code for codes in pool.map(browse, range(CLIENTS)) for code in codes]
+        assert statuses.count(200) == CLIENTS * GETS_PER_CLIENT
+        assert page_count(site, "welcome") == before + CLIENTS * GETS_PER_CLIENT
+        # A management command run beside the server reuses the running store.
+        assert f"pid {running.pid}" in manage(env, "counters_local", "status")
+        assert "ready with the demo pages and polls." in manage(env, "counters_init")
+        assert local.status(data_dir).pid == running.pid
+
+    # Restart everything on the same data dir: the site, and DynamoDB Local itself.
+    assert local.stop(data_dir)
+    with SiteProcess(env=env, log_path=tmp_path / "site2.log", server="runserver") as again:
+        assert page_count(again, "welcome") == before + CLIENTS * GETS_PER_CLIENT
+        assert local.status(data_dir).pid != running.pid
+
+
+def test_runserver_autoreloader_starts_one_store(data_dir, tmp_path):
+    env = embedded_env(data_dir)
+    site = SiteProcess(env=env, log_path=tmp_path / "site.log", server="runserver")
+    site.command = lambda: [
+        sys.executable,
+        "manage.py",
+        "runserver",
+        f"127.0.0.1:{site.port}",
+    ]  # with reloader
+    site.migrate()
+    with site:
+        requests.get(f"{site.url}/pages/docs/", timeout=10).raise_for_status()
+        pids = subprocess.run(
+            ["pgrep", "-f", f"dbPath {data_dir}"], capture_output=True, text=True
+        ).stdout.split()
+        assert len(pids) == 1, pids

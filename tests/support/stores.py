@@ -1,0 +1,38 @@
+"""Helpers for store tests: many threads at once, a second process's view of a table, raw shard reads."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from counters.store.dynamodb import schema as s
+from counters.store.dynamodb.backend import DynamoCounterStore
+
+THREADS = 8
+PER_THREAD = 250
+
+
+def hammer(work) -> None:
+    """Run `work` PER_THREAD times in each of THREADS threads, all at once."""
+
+    def loop(_: int) -> None:
+        for _ in range(PER_THREAD):
+            work()
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        list(pool.map(loop, range(THREADS)))
+
+
+def shard_values(store, name: str) -> dict[str, int]:
+    """The value of every shard item of a counter, read directly."""
+    items = store.retrying.query(
+        TableName=store.table,
+        KeyConditionExpression="PK = :pk AND begins_with(SK, :shard)",
+        ExpressionAttributeValues={":pk": {"S": s.counter_pk(name)}, ":shard": {"S": s.SHARD_SK_PREFIX}},
+        ConsistentRead=True,
+    )["Items"]
+    return {item["SK"]["S"]: s.as_int(item.get("value")) for item in items}
+
+
+def other_process(store) -> DynamoCounterStore:
+    """A second store on the same table, as another worker process would have (its own knowledge)."""
+    return DynamoCounterStore(client=store.client, retrying_client=store.retrying, table=store.table)

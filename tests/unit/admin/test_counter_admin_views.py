@@ -1,0 +1,202 @@
+"""Counters in the Django admin, through the test client against DynamoDB Local."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from counters.admin.shown import sign_shown
+from counters.domain.values import CounterDefinition
+from tests.support.admin_users import make_user
+
+LIST = "/admin/counters/counter/"
+
+
+def detail(name: str) -> str:
+    return f"{LIST}{name}/"
+
+
+def reset_url(name: str) -> str:
+    return f"{LIST}{name}/reset/"
+
+
+@pytest.fixture
+def resetter(client):
+    client.force_login(make_user("ann", "view_counter", "reset_counter"))
+    return client
+
+
+def shown_token(html: str, name: str | None = None) -> str:
+    """The signed version a page carries (for `name` in the list, or the detail page's form)."""
+    if name is None:
+        return re.search(r'name="shown" value="([^"]+)"', html).group(1)
+    return re.search(rf'name="selected" value="({re.escape(name)}:[^"]+)"', html).group(1)
+
+
+def counter_row(html: str, name: str) -> str:
+    return re.search(rf'<tr data-counter="{re.escape(name)}">.*?</tr>', html, re.S).group(0)
+
+
+@pytest.mark.django_db
+def test_permissions_are_real_and_the_index_shows_counters_and_polls(client, demo_store):
+    codenames = set(
+        Permission.objects.filter(content_type__app_label="counters").values_list("codename", flat=True)
+    )
+    assert codenames == {"view_counter", "reset_counter", "view_poll", "add_poll", "change_poll"}
+    client.force_login(make_user("ann", "view_counter", "view_poll"))
+    index = client.get("/admin/").content.decode()
+    assert f'href="{LIST}"' in index and 'href="/admin/counters/poll/"' in index
+    assert "Counters" in index and "Polls" in index
+
+
+@pytest.mark.django_db
+def test_list_shows_every_counter_with_kind_value_version_and_filters(resetter, demo_store):
+    for _ in range(3):
+        demo_store.increment("welcome", kind="views")
+    html = resetter.get(LIST).content.decode()
+    for state in demo_store.list_counters():
+        assert f'<tr data-counter="{state.name}">' in html
+    row = counter_row(html, "welcome")
+    assert (
+        "<td>views</td>" in row and '<td class="value">3</td>' in row and '<td class="version">3</td>' in row
+    )
+    assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</td>", row), "last update is shown"
+    searched = resetter.get(LIST, {"q": "PRIC"}).content.decode()
+    assert re.findall(r'<tr data-counter="([^"]+)"', searched) == ["pricing"]
+    votes = resetter.get(LIST, {"kind": "votes"}).content.decode()
+    names = re.findall(r'<tr data-counter="([^"]+)"', votes)
+    assert names and all("." in name for name in names)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_anonymous_and_non_staff_users_go_to_the_login_page(client, demo_store, method):
+    demo_store.increment("welcome", kind="views")
+    data = {"shown": sign_shown("welcome", 1), "reason": "x"}
+    for login in (None, make_user("bob", "view_counter", "reset_counter", staff=False)):
+        if login:
+            client.force_login(login)
+        for url in (LIST, detail("welcome"), reset_url("welcome")):
+            response = getattr(client, method)(url, data if method == "post" else None)
+            assert response.status_code == 302 and response["Location"].startswith("/admin/login/"), url
+    assert demo_store.get("welcome").value == 1
+
+
+@pytest.mark.django_db
+def test_staff_without_the_reset_permission_is_refused(client, demo_store):
+    demo_store.increment("welcome", kind="views")
+    client.force_login(make_user("vic", "view_counter"))
+    page = client.get(detail("welcome")).content.decode()
+    assert 'id="reset-form"' not in page and 'name="selected"' not in client.get(LIST).content.decode()
+    data = {"shown": sign_shown("welcome", 1), "reason": "x"}
+    assert client.post(reset_url("welcome"), data).status_code == 403
+    bulk = {"selected": [sign_shown("welcome", 1)], "reason": "x"}
+    assert client.post(LIST, bulk).status_code == 403
+    assert demo_store.get("welcome").value == 1
+    client.force_login(make_user("nobody"))  # staff with no permission at all
+    assert client.get(LIST).status_code == 403
+
+
+@pytest.mark.django_db
+def test_reset_applies_at_the_version_shown_and_shows_in_the_history(resetter, demo_store):
+    for _ in range(4):
+        demo_store.increment("welcome", kind="views")
+    page = resetter.get(detail("welcome")).content.decode()
+    assert "Never reset." in page
+    response = resetter.post(
+        reset_url("welcome"), {"shown": shown_token(page), "reason": "demo over"}, follow=True
+    )
+    html = response.content.decode()
+    assert "Reset welcome from 4 (version 4) to 0; it is now at version 5." in html
+    assert (demo_store.get("welcome").value, demo_store.get("welcome").version) == (0, 5)
+    history = re.search(r'<div class="module" id="reset-history">.*?</table>', html, re.S).group(0)
+    assert "UTC</td><td>ann</td><td>4</td><td>4</td><td>5</td><td>demo over</td>" in history
+    [record] = demo_store.reset_history("welcome")
+    assert (record.actor, record.old_value, record.old_version, record.reason) == ("ann", 4, 4, "demo over")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "shown",
+    [
+        None,  # missing
+        "",
+        "welcome:2",  # a bare version, not signed by the site
+        sign_shown("welcome", 2)[:-1] + "x",  # signature tampered
+        sign_shown("welcome", 2).replace("welcome:2", "welcome:3"),  # version tampered
+        sign_shown("docs", 2),  # signed for another counter
+    ],
+)
+def test_the_form_rejects_a_missing_or_forged_version(resetter, demo_store, shown):
+    for _ in range(2):
+        demo_store.increment("welcome", kind="views")
+    data = {"reason": "x"} if shown is None else {"shown": shown, "reason": "x"}
+    response = resetter.post(reset_url("welcome"), data)
+    assert response.status_code == 400
+    assert "does not carry a version this page showed" in response.content.decode()
+    assert demo_store.get("welcome").value == 2 and demo_store.reset_history("welcome") == []
+
+
+@pytest.mark.django_db
+def test_a_reason_is_required(resetter, demo_store):
+    response = resetter.post(reset_url("welcome"), {"shown": sign_shown("welcome", 0), "reason": " "})
+    assert response.status_code == 400 and demo_store.reset_history("welcome") == []
+
+
+@pytest.mark.django_db
+def test_conflict_shows_the_current_value_and_a_confirmation_applies(resetter, demo_store):
+    demo_store.increment("docs", kind="views")
+    page = resetter.get(detail("docs")).content.decode()
+    for _ in range(2):
+        demo_store.increment("docs", kind="views")  # counted after the page was shown
+    refused = resetter.post(reset_url("docs"), {"shown": shown_token(page), "reason": "cleanup"})
+    html = refused.content.decode()
+    assert refused.status_code == 409
+    assert "it is now <strong>3</strong> at version <strong>3</strong>. Nothing was reset." in html
+    assert 'value="Confirm reset at version 3"' in html and 'value="cleanup"' in html
+    assert demo_store.get("docs").value == 3 and demo_store.reset_history("docs") == []
+    confirmed = resetter.post(reset_url("docs"), {"shown": shown_token(html), "reason": "cleanup"})
+    assert confirmed.status_code == 302
+    assert demo_store.get("docs").value == 0
+    [record] = demo_store.reset_history("docs")
+    assert (record.old_value, record.old_version) == (3, 3)
+
+
+@pytest.mark.django_db
+def test_bulk_reset_resets_each_at_its_shown_version_and_reports_each(resetter, demo_store):
+    for name in ("welcome", "docs"):
+        demo_store.increment(name, kind="views")
+    html = resetter.get(LIST).content.decode()
+    selected = [shown_token(html, "welcome"), shown_token(html, "docs"), shown_token(html, "pricing")]
+    demo_store.increment("docs", kind="views")  # docs moves on after the list was shown
+    response = resetter.post(LIST, {"selected": selected, "reason": "new month"}, follow=True)
+    page = response.content.decode()
+    assert "Reset welcome from 1 (version 1) to 0" in page
+    assert "Reset pricing from 1000 (version 0) to 0" in page
+    assert "Not reset: docs changed: it is now 2 at version 2." in page
+    assert [demo_store.get(name).value for name in ("welcome", "docs", "pricing")] == [0, 2, 0]
+    forged = resetter.post(LIST, {"selected": ["docs:2"], "reason": "x"})
+    assert forged.status_code == 400 and demo_store.get("docs").value == 2
+    assert resetter.post(LIST, {"reason": "x"}).status_code == 400
+
+
+@pytest.mark.django_db
+def test_unknown_counter_is_404(resetter, demo_store):
+    assert resetter.get(detail("ghost")).status_code == 404
+    assert (
+        resetter.post(reset_url("ghost"), {"shown": sign_shown("ghost", 0), "reason": "x"}).status_code == 404
+    )
+
+
+@pytest.mark.django_db
+def test_a_hot_counter_is_shown_summed_and_reset_over_every_shard(resetter, store):
+    store.define_counter(CounterDefinition(name="viral", kind="views", shards=4))
+    for _ in range(9):
+        store.increment("viral", kind="views")
+    page = resetter.get(detail("viral")).content.decode()
+    assert 'id="counter-value">9<' in page and 'id="counter-version">9<' in page
+    response = resetter.post(reset_url("viral"), {"shown": shown_token(page), "reason": "x"}, follow=True)
+    assert "Reset viral from 9 (version 9) to 0; it is now at version 14." in response.content.decode()
+    assert (store.get("viral").value, store.get("viral").version) == (0, 14)

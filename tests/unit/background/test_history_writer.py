@@ -1,0 +1,161 @@
+"""History buckets against DynamoDB Local: batched writes, sums, TTLs, windows and the JSON API."""
+
+from __future__ import annotations
+
+import calendar
+import time
+
+import pytest
+from botocore.exceptions import ClientError, ConnectTimeoutError
+
+from counters import services
+from counters.background import history_writer as history
+from counters.background.history_writer import HistoryRecorder
+from counters.domain.buckets import HOUR, MINUTE
+from counters.domain.values import CounterDefinition
+from counters.exceptions import StoreUnavailable
+from counters.store.dynamodb import schema as s
+
+
+def bucket_items(store, name: str) -> list[dict]:
+    """Every history item of a counter, read directly."""
+    return store.retrying.query(
+        TableName=store.table,
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues={":pk": {"S": s.history_pk(name)}},
+        ConsistentRead=True,
+    )["Items"]
+
+
+def bucket_start(sk: str) -> int:
+    """Epoch start of a bucket from its sort key."""
+    kind, stamp = sk.split("#", 1)
+    fmt = MINUTE.key_format if kind == "M" else HOUR.key_format
+    return calendar.timegm(time.strptime(stamp, fmt))
+
+
+def quiet_recorder() -> HistoryRecorder:
+    """A recorder whose background flush never runs within a test, so only the test's flushes write."""
+    return HistoryRecorder(interval=3600)
+
+
+@pytest.fixture
+def page(store, monkeypatch):
+    store.define_counter(CounterDefinition(name="welcome", kind="views", title="Welcome"))
+    # The process-wide recorder flushes every second; on a busy machine that lands mid-test.
+    monkeypatch.setattr(history, "_recorder", quiet_recorder())
+    return store
+
+
+def test_views_land_in_minute_and_hour_buckets_that_add_up(page):
+    writes = []
+    original = page.add_to_bucket
+    page.add_to_bucket = lambda *args, **kwargs: (writes.append(args), original(*args, **kwargs))
+    for _ in range(25):
+        services.view_record(slug="welcome")
+    assert history.pending() == 25
+    assert history.flush() == len(writes)
+    # One ADD per bucket, not per view: a minute and an hour bucket (two of either across a boundary).
+    assert 2 <= len(writes) <= 4
+    items = bucket_items(page, "welcome")
+    minutes = {i["SK"]["S"]: int(i["count"]["N"]) for i in items if i["SK"]["S"].startswith("M#")}
+    hours = {i["SK"]["S"]: int(i["count"]["N"]) for i in items if i["SK"]["S"].startswith("H#")}
+    assert sum(minutes.values()) == sum(hours.values()) == page.get("welcome").value == 25
+    assert history.pending() == 0 and history.flush() == 0
+
+
+def test_buckets_carry_their_ttl(page):
+    services.view_record(slug="welcome")
+    history.flush()
+    items = bucket_items(page, "welcome")
+    assert {item["SK"]["S"][:2] for item in items} == {"M#", "H#"}
+    for item in items:
+        start = bucket_start(item["SK"]["S"])
+        expires = int(item[s.EXPIRES_AT]["N"])
+        if item["SK"]["S"].startswith("M#"):
+            assert expires == start + 60 + 48 * 3600
+        else:
+            assert expires == start + 3600 + 90 * 86400
+        assert expires > time.time()
+    ttl = page.retrying.describe_time_to_live(TableName=page.table)["TimeToLiveDescription"]
+    assert ttl["AttributeName"] == s.EXPIRES_AT
+
+
+def test_windows_zero_fill_and_place_views_in_time(client, page):
+    now = time.time()
+    recorder = quiet_recorder()
+    recorder.record(name="welcome", count=3, at=now)
+    recorder.record(name="welcome", count=4, at=now - 30 * 60)  # in the last hour
+    recorder.record(name="welcome", count=5, at=now - 3 * 3600)  # in 48 h, not in the last hour
+    recorder.record(name="welcome", count=6, at=now - 60 * 3600)  # only in 90 days
+    recorder.flush()
+
+    hour = client.get("/api/counters/welcome/history?window=1h").json()
+    assert (hour["resolution"], hour["bucket_seconds"], len(hour["points"])) == ("minute", 60, 60)
+    assert [p["count"] for p in hour["points"]][-1] == 3
+    assert [p["count"] for p in hour["points"]][-31] == 4
+    assert hour["total"] == 7
+    assert hour["points"][-1]["start"] == time.strftime("%Y-%m-%dT%H:%M:00Z", time.gmtime(now))
+
+    two_days = client.get("/api/counters/welcome/history?window=48h").json()
+    assert (len(two_days["points"]), two_days["total"]) == (2880, 12)
+
+    quarter = client.get("/api/counters/welcome/history?window=90d").json()
+    assert (quarter["resolution"], len(quarter["points"]), quarter["total"]) == ("hour", 2160, 18)
+    assert quarter["points"][-1]["start"].endswith(":00:00Z")
+    assert client.get("/api/counters/welcome/history").json()["window"] == "1h"
+
+
+def test_history_api_refuses_bad_input(client, page):
+    for url, status, code in [
+        ("/api/counters/welcome/history?window=7d", 400, "invalid"),
+        ("/api/counters/ghost/history?window=1h", 404, "not_found"),
+        ("/api/counters/BAD!/history?window=1h", 400, "invalid"),
+    ]:
+        response = client.get(url)
+        assert response.status_code == status, url
+        assert response.json()["error"] == code
+        assert set(response.json()) == {"error", "detail"}
+    assert client.post("/api/counters/welcome/history").status_code == 405
+    assert bucket_items(page, "ghost") == []
+
+
+class FailingStore:
+    """Stands in for the store: every bucket write fails with the given error."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+        self.calls = 0
+
+    def add_to_bucket(self, *args, **kwargs) -> None:
+        self.calls += 1
+        raise self.error
+
+
+def throttled() -> StoreUnavailable:
+    cause = ClientError({"Error": {"Code": "ThrottlingException"}}, "UpdateItem")
+    exc = StoreUnavailable("busy")
+    exc.__cause__ = cause
+    return exc
+
+
+def timed_out() -> StoreUnavailable:
+    exc = StoreUnavailable("unreachable")
+    exc.__cause__ = ConnectTimeoutError(endpoint_url="http://127.0.0.1:1")
+    return exc
+
+
+def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped(monkeypatch):
+    recorder = quiet_recorder()
+    refused = FailingStore(throttled())
+    monkeypatch.setattr("counters.background.history_writer.get_store", lambda: refused)
+    recorder.record(name="welcome", count=2)
+    assert recorder.flush() == 0 and refused.calls == 2
+    assert recorder.pending() == 2, "a throttled write wrote nothing: it is sent again next time"
+
+    unknown = FailingStore(timed_out())
+    monkeypatch.setattr("counters.background.history_writer.get_store", lambda: unknown)
+    recorder = quiet_recorder()
+    recorder.record(name="welcome", count=2)
+    recorder.flush()
+    assert recorder.pending() == 0, "a write that may have landed is not sent twice"
