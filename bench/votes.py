@@ -32,6 +32,7 @@ VOTERS, CLICKS, THREADS = 100, 4, 32
 def run(store, services, *, keyed: bool) -> None:
     """One round on a fresh poll; print throughput, outcomes and transaction attempts."""
     from counters.exceptions import CounterError
+    from counters.web.errors import answer_for
 
     poll = f"bench-{uuid.uuid4().hex[:6]}"
     services.poll_create(poll_id=poll, question="Bench?", options=[(o, o) for o in "abcd"])
@@ -63,7 +64,7 @@ def run(store, services, *, keyed: bool) -> None:
                 services.vote_cast(poll_id=poll, voter=voter, option=option, idempotency_key=key)
             return "ok"
         except CounterError as exc:
-            return exc.code
+            return answer_for(exc).code
 
     started = time.perf_counter()
     with ThreadPoolExecutor(THREADS) as pool:

@@ -1,4 +1,4 @@
-"""The project's own errors, raised by the store and mapped to HTTP statuses by the views."""
+"""The project's own errors; counters/web/errors.py maps each to its HTTP answer."""
 
 from __future__ import annotations
 
@@ -6,10 +6,7 @@ from typing import Any
 
 
 class CounterError(Exception):
-    """Base class of every counters error; `code` and `status` shape the JSON answer."""
-
-    code = "error"
-    status = 400
+    """Base class of every counters error, carrying a sentence a person can read."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -19,28 +16,17 @@ class CounterError(Exception):
 class InvalidInput(CounterError):
     """A name, body or parameter that does not fit the contract."""
 
-    code = "invalid"
-    status = 400
-
 
 class UnknownCounter(CounterError):
     """The counter, page or poll is not registered."""
-
-    code = "not_found"
-    status = 404
 
 
 class Conflict(CounterError):
     """A concurrent change won; the caller may look again and retry."""
 
-    code = "conflict"
-    status = 409
-
 
 class VersionConflict(Conflict):
     """A conditional write saw another version than the one expected."""
-
-    code = "version_conflict"
 
     def __init__(self, detail: str, *, current: Any = None) -> None:
         # `current` is the counter's CounterState now (typed loosely: values import this module).
@@ -51,9 +37,6 @@ class VersionConflict(Conflict):
 class RateLimited(CounterError):
     """Too many requests from one client."""
 
-    code = "rate_limited"
-    status = 429
-
     def __init__(self, detail: str, *, retry_after: int) -> None:
         super().__init__(detail)
         self.retry_after = retry_after
@@ -61,9 +44,6 @@ class RateLimited(CounterError):
 
 class StoreUnavailable(CounterError):
     """DynamoDB is throttling, down or too slow; nothing was acknowledged."""
-
-    code = "store_unavailable"
-    status = 503
 
     def __init__(self, detail: str, *, retry_after: int = 1) -> None:
         super().__init__(detail)
@@ -73,26 +53,17 @@ class StoreUnavailable(CounterError):
 class PollClosed(Conflict):
     """The poll takes no more votes."""
 
-    code = "poll_closed"
-
 
 class IdempotencyKeyReused(Conflict):
     """An Idempotency-Key came back with another request than the one it first carried."""
-
-    code = "idempotency_key_reused"
 
 
 class TooLarge(InvalidInput):
     """A body or header longer than the contract allows."""
 
-    code = "too_large"
-    status = 413
-
 
 class OutcomeUnknown(StoreUnavailable):
     """A write was sent and its answer lost (connection cut or timed out): it counted once or not at all."""
-
-    code = "outcome_unknown"
 
 
 class IdempotencyRace(Exception):

@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
+from counters.web.errors import answer_for
 
 
 class AdminPages(admin.ModelAdmin):
@@ -59,12 +60,10 @@ class AdminPages(admin.ModelAdmin):
             except (UnknownCounter, InvalidInput) as exc:
                 raise Http404(exc.detail) from exc
             except StoreUnavailable as exc:
+                # The admin's own look, with the status and title every other page gives this error.
+                answer = answer_for(exc)
                 return self.render(
-                    request,
-                    "unavailable.html",
-                    title="Counter store unavailable",
-                    detail=exc.detail,
-                    status=503,
+                    request, "unavailable.html", title=answer.title, detail=exc.detail, status=answer.status
                 )
 
         return wrapped

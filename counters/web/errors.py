@@ -1,66 +1,151 @@
-"""Error pages: JSON under /api/, readable HTML elsewhere."""
+"""Every error's HTTP answer from one table: JSON `{"error", "detail"}` under /api/, else a readable page.
+
+The project's exceptions (counters/exceptions.py) say what went wrong; this module alone says which
+status and code that is. Django's own refusals (404, 403, CSRF, 400, 413, 500) go through the same
+table from the site's handlers, so a page and the API never disagree about a status.
+"""
 
 from __future__ import annotations
 
-from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+import logging
+from dataclasses import dataclass
+
+from django.core.exceptions import BadRequest, PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from counters.web.json_api import error_response
+from counters.exceptions import (
+    Conflict,
+    CounterError,
+    IdempotencyKeyReused,
+    InvalidInput,
+    OutcomeUnknown,
+    PollClosed,
+    RateLimited,
+    StoreUnavailable,
+    TooLarge,
+    UnknownCounter,
+    VersionConflict,
+)
+
+logger = logging.getLogger(__name__)
+API_PREFIX = "/api/"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An HTTP answer: status, the JSON `error` code, the page title, and the sentence when none is given."""
+
+    status: int
+    code: str
+    title: str
+    detail: str
+
+
+NOT_FOUND = Answer(404, "not_found", "Not found", "Nothing lives at this address.")
+FORBIDDEN = Answer(403, "forbidden", "Forbidden", "You are not allowed to do this.")
+CSRF_FAILED = Answer(
+    403, "csrf_failed", "Forbidden", "This request needs a valid CSRF token (reload the page and try again)."
+)
+BAD_REQUEST = Answer(400, "bad_request", "Bad request", "This request is malformed or not allowed here.")
+TOO_LARGE = Answer(413, "too_large", "Too large", "The request body is larger than this site accepts.")
+SERVER_ERROR = Answer(
+    500, "server_error", "Server error", "Something went wrong on our side; it has been logged."
+)
+METHOD_NOT_ALLOWED = Answer(
+    405, "method_not_allowed", "Method not allowed", "This method is not allowed here."
+)
+UNAVAILABLE = Answer(
+    503, "store_unavailable", "Counts unavailable", "The counter store cannot be reached right now."
+)
+
+# The first class an error is an instance of gives its answer, so subclasses come before their bases.
+ANSWERS: tuple[tuple[type[BaseException], Answer], ...] = (
+    (OutcomeUnknown, Answer(503, "outcome_unknown", "Outcome unknown", UNAVAILABLE.detail)),
+    (StoreUnavailable, UNAVAILABLE),
+    (RateLimited, Answer(429, "rate_limited", "Too many requests", "Too many requests; try again shortly.")),
+    (VersionConflict, Answer(409, "version_conflict", "Changed meanwhile", "The counter changed meanwhile.")),
+    (PollClosed, Answer(409, "poll_closed", "Poll closed", "This poll takes no more votes.")),
+    (IdempotencyKeyReused, Answer(409, "idempotency_key_reused", "Key reused", "This key was used before.")),
+    (Conflict, Answer(409, "conflict", "Conflict", "Something changed meanwhile; look again and retry.")),
+    (TooLarge, TOO_LARGE),
+    (RequestDataTooBig, TOO_LARGE),
+    (UnknownCounter, NOT_FOUND),
+    (Http404, NOT_FOUND),
+    (InvalidInput, Answer(400, "invalid", "Invalid input", "This input does not fit the contract.")),
+    (PermissionDenied, FORBIDDEN),
+    (SuspiciousOperation, BAD_REQUEST),
+    (BadRequest, BAD_REQUEST),
+)
+
+
+def answer_for(exc: BaseException) -> Answer:
+    """The table's answer for an error; anything it does not list is a server error."""
+    return next((answer for kind, answer in ANSWERS if isinstance(exc, kind)), SERVER_ERROR)
 
 
 def wants_json(request: HttpRequest) -> bool:
     """API paths answer JSON."""
-    return request.path.startswith("/api/")
+    return request.path.startswith(API_PREFIX)
+
+
+def respond(
+    request: HttpRequest,
+    answer: Answer,
+    *,
+    detail: str | None = None,
+    retry_after: int | None = None,
+    as_json: bool | None = None,
+) -> HttpResponse:
+    """Build an answer's response: the contract's JSON body for the API, the error page otherwise."""
+    detail = detail or answer.detail
+    if as_json if as_json is not None else wants_json(request):
+        response: HttpResponse = JsonResponse({"error": answer.code, "detail": detail}, status=answer.status)
+    else:
+        context = {"title": answer.title, "detail": detail}
+        response = render(request, "counters/error.html", context, status=answer.status)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
+def respond_to_error(
+    request: HttpRequest, exc: BaseException, *, as_json: bool | None = None
+) -> HttpResponse:
+    """Answer one of the project's (or Django's) errors with its detail and Retry-After, if any."""
+    if isinstance(exc, StoreUnavailable):
+        logger.warning("Store unavailable: %s", exc.__cause__ or exc)
+    detail = exc.detail if isinstance(exc, CounterError) else None
+    return respond(
+        request,
+        answer_for(exc),
+        detail=detail,
+        retry_after=getattr(exc, "retry_after", None),
+        as_json=as_json,
+    )
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """404: JSON for the API, a page otherwise."""
-    detail = "Nothing lives at this address."
-    if exception is not None and exception.args and isinstance(exception.args[0], str):
-        detail = exception.args[0]
-    if wants_json(request):
-        return error_response("not_found", detail, status=404)
-    return render(request, "counters/error.html", {"title": "Not found", "detail": detail}, status=404)
+    """handler404: the Http404's own sentence when it has one."""
+    detail = exception.args[0] if exception is not None and exception.args else None
+    return respond(request, NOT_FOUND, detail=detail if isinstance(detail, str) else None)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    """500: never a traceback to the client."""
-    detail = "Something went wrong on our side; it has been logged."
-    if wants_json(request):
-        return error_response("server_error", detail, status=500)
-    return render(request, "counters/error.html", {"title": "Server error", "detail": detail}, status=500)
+    """handler500: never a traceback to the client."""
+    return respond(request, SERVER_ERROR)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    """403 for a missing or wrong CSRF token."""
-    detail = "This request needs a valid CSRF token (reload the page and try again)."
-    if wants_json(request):
-        return error_response("csrf_failed", detail, status=403)
-    return render(request, "counters/error.html", {"title": "Forbidden", "detail": detail}, status=403)
+    """CSRF_FAILURE_VIEW: a missing or wrong CSRF token."""
+    return respond(request, CSRF_FAILED)
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """400 for a request Django refused (bad Host, malformed body): no detail from the exception."""
-    if isinstance(exception, RequestDataTooBig):
-        return too_large(request)
-    detail = "This request is malformed or not allowed here."
-    if wants_json(request):
-        return error_response("bad_request", detail, status=400)
-    return render(request, "counters/error.html", {"title": "Bad request", "detail": detail}, status=400)
+    """handler400: a request Django refused (bad Host, malformed or oversized body); no detail from it."""
+    return respond(request, TOO_LARGE if isinstance(exception, RequestDataTooBig) else BAD_REQUEST)
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    """403: JSON for the API, a page otherwise."""
-    detail = "You are not allowed to do this."
-    if wants_json(request):
-        return error_response("forbidden", detail, status=403)
-    return render(request, "counters/error.html", {"title": "Forbidden", "detail": detail}, status=403)
-
-
-def too_large(request: HttpRequest) -> HttpResponse:
-    """413 for a body larger than Django or the API reads."""
-    detail = "The request body is larger than this site accepts."
-    if wants_json(request):
-        return error_response("too_large", detail, status=413)
-    return render(request, "counters/error.html", {"title": "Too large", "detail": detail}, status=413)
+    """handler403."""
+    return respond(request, FORBIDDEN)

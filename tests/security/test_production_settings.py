@@ -103,3 +103,13 @@ def test_https_switches_are_configurable(tmp_path):
     assert values["SECURE_HSTS_SECONDS"] == 3600
     assert values["SECURE_HSTS_PRELOAD"] is True
     assert values["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+
+
+def test_production_refuses_to_start_the_embedded_emulator_unless_enabled(tmp_path):
+    """An empty endpoint in production is a clear ImproperlyConfigured, not a Java process on first use."""
+    lookup = "import django; django.setup(); from counters.store import get_store; get_store()"
+    env = production_env(DYNAMODB_ENDPOINT_URL="", COUNTERS_DATA_DIR=str(tmp_path))
+    refused = run(env, "-c", lookup)
+    assert refused.returncode != 0
+    assert "ImproperlyConfigured" in refused.stderr and "COUNTERS_EMBEDDED_DYNAMODB" in refused.stderr
+    assert not (tmp_path / "dynamodb").exists(), "nothing was started or prepared"

@@ -9,6 +9,7 @@ import pytest
 
 from counters.domain.values import IdempotencyClaim, PollOption
 from counters.exceptions import Conflict, IdempotencyRace, InvalidInput, PollClosed, UnknownCounter
+from counters.web.errors import answer_for
 from tests.support.voting import assert_poll_consistent, poll_tally
 
 
@@ -158,6 +159,7 @@ def test_a_vote_that_keeps_losing_the_race_is_a_conflict_and_writes_nothing(demo
     interfere(demo_store, monkeypatch, times=100, moves=["go", "typescript"])
     with pytest.raises(Conflict) as raised:
         demo_store.cast_vote("language", voter="anon:a", option="rust")
-    assert raised.value.code == "conflict" and raised.value.status == 409
+    answer = answer_for(raised.value)
+    assert answer.code == "conflict" and answer.status == 409
     assert poll_tally(demo_store, "language")["rust"] == 0
     assert_poll_consistent(demo_store, "language")
