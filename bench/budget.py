@@ -1,4 +1,4 @@
-"""How much load each run makes: full runs for the README, quick ones for the tests."""
+"""How much load each run makes: full runs for docs/performance.md, quick ones for the tests."""
 
 from __future__ import annotations
 

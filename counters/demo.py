@@ -1,4 +1,4 @@
-"""Demo content written on first run, so a new dashboard is never empty."""
+"""Demo pages and polls, written by `manage.py counters_init` (unless --no-demo) for a dashboard to show."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 one ADD per bucket per flush (every COUNTERS_HISTORY_FLUSH_SECONDS, default 1), whatever the number
 of views, so the history costs a hot counter about two writes a second per process instead of two per
 view. The totals never depend on it: they are written synchronously before the response. What a
-crash can lose is stated in the README.
+crash can lose is stated in docs/operations.md.
 """
 
 from __future__ import annotations

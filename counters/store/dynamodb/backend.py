@@ -134,7 +134,7 @@ def option_definition(poll: PollDefinition, option: PollOption) -> CounterDefini
 class DynamoCounterStore(
     ShardedCountersMixin, ResetMixin, ResetAuditMixin, PollAdminMixin, HistoryMixin, VotesMixin, CounterStore
 ):
-    """Counters in one DynamoDB table; see DESIGN.md for the item layout."""
+    """Counters in one DynamoDB table; see docs/design.md for the item layout."""
 
     def __init__(self, *, client: Any, retrying_client: Any | None = None, table: str) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).

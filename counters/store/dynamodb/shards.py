@@ -16,7 +16,7 @@ Layout (partition `PK=C#<name>`):
 Why the shards share the counter's partition key: the total stays one Query and the reset one
 transaction. Each shard is its own item, so the per-item ceiling is lifted N-fold at once; DynamoDB
 spreads a hot item collection over partitions by sort key ("split for heat", possible because the
-table has no local secondary index). See the README for the limits of that.
+table has no local secondary index). See docs/design.md for the limits of that.
 """
 
 from __future__ import annotations

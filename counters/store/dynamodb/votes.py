@@ -1,6 +1,6 @@
 """Votes in DynamoDB: one vote per voter per poll, each change one TransactWriteItems.
 
-Items (see DESIGN.md):
+Items (see docs/design.md):
 - voter record `PK=P#<poll>`, `SK=VOTER#<voter>`: `option` (absent once retracted) and `rev`, which
   grows with every change. The transaction's condition is on `rev`, not on `option`, so a vote that
   went A -> B -> A between our read and our write is still seen as changed (no ABA).
