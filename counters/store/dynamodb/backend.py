@@ -1,147 +1,42 @@
-"""The DynamoDB counter store: single-write increments, registry listing, poll definitions."""
+"""The DynamoDB counter store: the CounterStore contract, each concern handed to its own module.
+
+The store holds the table gateway (table.py) and this process's knowledge of hot counters
+(shard_view.py); counters.py, shards.py, resets.py, history.py, polls.py and votes.py do the work,
+with items.py building and parsing every item.
+"""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 from counters import conf
-from counters.domain.names import option_counter_name
-from counters.domain.values import CounterDefinition, CounterState, PollDefinition, PollOption
-from counters.exceptions import StoreUnavailable, UnknownCounter
-from counters.store.base import CounterStore
-from counters.store.dynamodb import schema as s
-from counters.store.dynamodb.clients import build_clients, resolve_connection
-from counters.store.dynamodb.history import HistoryMixin
-from counters.store.dynamodb.outage import unavailable_on_outage
-from counters.store.dynamodb.polls import PollAdminMixin
-from counters.store.dynamodb.reset_audit import ResetAuditMixin
-from counters.store.dynamodb.resets import ResetMixin
-from counters.store.dynamodb.schema import as_int, as_str
-from counters.store.dynamodb.shard_view import ShardView
-from counters.store.dynamodb.shards import ShardedCountersMixin, declared_hot_items
-from counters.store.dynamodb.votes import VotesMixin
-
-BATCH_GET_LIMIT = 100
-UNPROCESSED_RETRIES = 8
-
-# One UpdateItem does the whole increment; the condition keeps unknown names from creating items
-# (no table spam) and keeps a view beacon from touching a vote counter. `if_not_exists` lets the
-# first write start from the counter's own `start` attribute (carried-over counts) with no read.
-# `shards` and `epoch` are named (and left as they are) only so UPDATED_NEW returns them: the answer
-# then tells whether another process made the counter hot, or reset it, without a read.
-INCREMENT_EXPRESSION = (
-    "SET #value = if_not_exists(#value, #start) + {delta}, #updated = :now, "
-    "#shards = if_not_exists(#shards, :zero), #epoch = if_not_exists(#epoch, :zero) "
-    "ADD #version :one"
+from counters.domain.values import (
+    CounterDefinition,
+    CounterState,
+    IdempotencyClaim,
+    PollDefinition,
+    PollOption,
+    ResetRecord,
+    StoredReply,
+    VoteChange,
+    VoterRecord,
 )
-INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind"
-INCREMENT_NAMES = {
-    "#pk": s.PK,
-    "#value": s.VALUE,
-    "#start": s.START,
-    "#updated": s.UPDATED_AT,
-    "#version": s.VERSION,
-    "#kind": s.KIND,
-    "#shards": s.SHARDS,
-    "#epoch": s.EPOCH,
-}
-INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
-INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
+from counters.store.base import CounterStore
+from counters.store.dynamodb import counters, history, polls, resets, votes
+from counters.store.dynamodb import shards as hot
+from counters.store.dynamodb.clients import build_clients, resolve_connection
+from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.table import Table
 
 
-def now_iso() -> str:
-    """Current UTC time as ISO 8601, the format of `updated_at`."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def state_from_item(name: str, item: dict[str, Any]) -> CounterState:
-    """Build a CounterState from a total item; a never-hit counter shows its start value."""
-    return CounterState(
-        name=name,
-        kind=as_str(item.get(s.KIND)),
-        value=as_int(item.get(s.VALUE), as_int(item.get(s.START))),
-        version=as_int(item.get(s.VERSION)),
-        title=as_str(item.get(s.TITLE)),
-        description=as_str(item.get(s.DESCRIPTION)),
-        updated_at=as_str(item.get(s.UPDATED_AT)) or None,
-    )
-
-
-def poll_from_item(item: dict[str, Any]) -> PollDefinition:
-    """Build a PollDefinition from its registry item."""
-    options = tuple(
-        PollOption(id=entry["M"]["id"]["S"], label=entry["M"]["label"]["S"])
-        for entry in item.get("options", {}).get("L", [])
-    )
-    return PollDefinition(
-        id=item[s.SK]["S"],
-        question=as_str(item.get("question")),
-        options=options,
-        closed=bool(item.get("closed", {}).get("BOOL", False)),
-    )
-
-
-def counter_items(definition: CounterDefinition, now: str) -> list[dict[str, Any]]:
-    """A new counter's items: its total first, then its registry entry and any shards."""
-    total = {
-        **s.total_key(definition.name),
-        s.KIND: {"S": definition.kind},
-        s.TITLE: {"S": definition.title},
-        s.DESCRIPTION: {"S": definition.description},
-        s.START: {"N": str(definition.start)},
-        s.STEP: {"N": str(definition.step)},
-        s.VERSION: {"N": "0"},
-        s.CREATED_AT: {"S": now},
-    }
-    hot_attributes, shard_items = declared_hot_items(definition, now)
-    total.update(hot_attributes)
-    registry = {
-        **s.counter_registry_key(definition.name),
-        s.KIND: {"S": definition.kind},
-        s.CREATED_AT: {"S": now},
-    }
-    return [total, registry, *shard_items]
-
-
-def option_item(option: PollOption) -> dict[str, Any]:
-    """One option as stored in its poll's `options` list."""
-    return {"M": {"id": {"S": option.id}, "label": {"S": option.label}}}
-
-
-def poll_item(poll: PollDefinition, now: str) -> dict[str, Any]:
-    """A poll's registry item, holding its question, options and closed flag."""
-    return {
-        **s.poll_registry_key(poll.id),
-        "question": {"S": poll.question},
-        "options": {"L": [option_item(option) for option in poll.options]},
-        "closed": {"BOOL": poll.closed},
-        s.CREATED_AT: {"S": now},
-    }
-
-
-def option_definition(poll: PollDefinition, option: PollOption) -> CounterDefinition:
-    """The votes counter of one poll option."""
-    return CounterDefinition(
-        name=option_counter_name(poll.id, option.id),
-        kind="votes",
-        title=f"{poll.question} — {option.label}",
-    )
-
-
-class DynamoCounterStore(
-    ShardedCountersMixin, ResetMixin, ResetAuditMixin, PollAdminMixin, HistoryMixin, VotesMixin, CounterStore
-):
+class DynamoCounterStore(CounterStore):
     """Counters in one DynamoDB table; see docs/design.md for the item layout."""
 
     def __init__(self, *, client: Any, retrying_client: Any | None = None, table: str) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
-        self.client = client
-        self.retrying = retrying_client or client
-        self.table = table
-        self.shards = ShardView()
+        self.gateway = Table(single_shot=client, retrying=retrying_client or client, name=table)
+        self.shard_view = ShardView()
 
     @classmethod
     def from_settings(cls) -> DynamoCounterStore:
@@ -149,179 +44,142 @@ class DynamoCounterStore(
         clients = build_clients(resolve_connection())
         return cls(client=clients.single_shot, retrying_client=clients.retrying, table=conf.table_name())
 
+    @property
+    def client(self) -> Any:
+        """The client that never resends."""
+        return self.gateway.single_shot
+
+    @property
+    def retrying(self) -> Any:
+        """The client that may resend."""
+        return self.gateway.retrying
+
+    @property
+    def table(self) -> str:
+        """The table's name."""
+        return self.gateway.name
+
     def close(self) -> None:
         """Close both clients' connection pools."""
-        for client in {id(self.client): self.client, id(self.retrying): self.retrying}.values():
-            client.close()
+        self.gateway.close()
 
     def ensure_table(self) -> bool:
         """Create the table if missing."""
-        with unavailable_on_outage():
-            return s.ensure_table(self.retrying, self.table)
+        return self.gateway.ensure()
+
+    # ---- counters ----
 
     def define_counter(self, definition: CounterDefinition) -> bool:
         """Write the registry entry and the total item together, once."""
-        return self._put_once(counter_items(definition, now_iso()))
-
-    def _put_once(self, items: list[dict[str, Any]]) -> bool:
-        """Put all items in one transaction unless the first already exists."""
-        puts = [
-            {
-                "Put": {
-                    "TableName": self.table,
-                    "Item": item,
-                    "ConditionExpression": "attribute_not_exists(#pk)",
-                    "ExpressionAttributeNames": {"#pk": s.PK},
-                }
-            }
-            for item in items
-        ]
-        try:
-            with unavailable_on_outage():
-                self.retrying.transact_write_items(TransactItems=puts)
-        except self.retrying.exceptions.TransactionCanceledException as exc:
-            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-            if "ConditionalCheckFailed" in reasons:
-                return False
-            raise StoreUnavailable("The counter store refused the registration; try again.") from exc
-        return True
+        return counters.define(self.gateway, definition)
 
     def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
         """Add to a counter with one conditional UpdateItem and return the new total and version."""
-        if shards := self.shard_count(name):
-            return self.increment_shard(name, kind=kind, by=by, shards=shards)
-        attributes = self._add_to_item(s.total_key(name), name=name, kind=kind, by=by)
-        if s.is_hot(attributes):
-            # Made hot by another process: this write still counts (TOTAL is the base); learn the shards.
-            return self.after_hot_write(name, attributes)
-        return CounterState(
-            name=name,
-            kind=kind,
-            value=as_int(attributes.get(s.VALUE)),
-            version=as_int(attributes.get(s.VERSION)),
-            updated_at=as_str(attributes.get(s.UPDATED_AT)) or None,
-        )
-
-    def _add_to_item(self, key: dict[str, Any], *, name: str, kind: str, by: int | None) -> dict[str, Any]:
-        """The increment's one conditional UpdateItem on a total or shard item; the item as written."""
-        values: dict[str, Any] = {
-            ":now": {"S": now_iso()},
-            ":one": {"N": "1"},
-            ":zero": {"N": "0"},
-            ":kind": {"S": kind},
-        }
-        names = dict(INCREMENT_NAMES)
-        if by is None:
-            expression = INCREMENT_BY_STEP
-            names["#step"] = s.STEP
-        else:
-            expression = INCREMENT_BY_DELTA
-            values[":delta"] = {"N": str(by)}
-        try:
-            with unavailable_on_outage(write=True):
-                response = self.client.update_item(
-                    TableName=self.table,
-                    Key=key,
-                    UpdateExpression=expression,
-                    ConditionExpression=INCREMENT_CONDITION,
-                    ExpressionAttributeNames=names,
-                    ExpressionAttributeValues=values,
-                    ReturnValues="UPDATED_NEW",
-                )
-        except self.client.exceptions.ConditionalCheckFailedException as exc:
-            raise UnknownCounter(f"There is no {kind} counter named {name!r}.") from exc
-        return {**response["Attributes"], **key}
+        return counters.increment(self.gateway, self.shard_view, name, kind=kind, by=by)
 
     def get(self, name: str) -> CounterState:
-        """Read one total item (strongly consistent); a hot counter's is summed from one Query."""
-        if self.shard_count(name):
-            return self.hot_state(name)
-        item = self.total_item(name)
-        return self.hot_state(name) if s.is_hot(item) else state_from_item(name, item)
-
-    def total_item(self, name: str) -> dict[str, Any]:
-        """A counter's total item (strongly consistent); UnknownCounter if it is not registered."""
-        with unavailable_on_outage():
-            response = self.retrying.get_item(
-                TableName=self.table, Key=s.total_key(name), ConsistentRead=True
-            )
-        item = response.get("Item")
-        if not item:
-            raise UnknownCounter(f"There is no counter named {name!r}.")
-        return item
+        """Read one counter (strongly consistent); a hot counter's total is summed from one Query."""
+        return counters.get(self.gateway, self.shard_view, name)
 
     def get_many(self, names: Iterable[str]) -> list[CounterState]:
-        """BatchGetItem in chunks of 100, retrying unprocessed keys with backoff."""
-        names = list(dict.fromkeys(names))
-        found: dict[str, CounterState] = {}
-        for start in range(0, len(names), BATCH_GET_LIMIT):
-            keys = [s.total_key(name) for name in names[start : start + BATCH_GET_LIMIT]]
-            for item in self._batch_get(keys):
-                name = item[s.PK]["S"].removeprefix("C#")
-                found[name] = self.hot_state(name) if s.is_hot(item) else state_from_item(name, item)
-        return [found[name] for name in names if name in found]
-
-    def _batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Fetch keys, retrying what DynamoDB leaves unprocessed under load."""
-        items: list[dict[str, Any]] = []
-        request = {self.table: {"Keys": keys, "ConsistentRead": True}}
-        for attempt in range(UNPROCESSED_RETRIES):
-            with unavailable_on_outage():
-                response = self.retrying.batch_get_item(RequestItems=request)
-            items.extend(response.get("Responses", {}).get(self.table, []))
-            request = response.get("UnprocessedKeys") or {}
-            if not request:
-                return items
-            time.sleep(min(0.05 * 2**attempt, 1.0))
-        raise StoreUnavailable("The counter store is too busy to list counters; try again shortly.")
-
-    def _query_all(
-        self, pk: str, *, sk_range: tuple[str, str] | None = None, consistent: bool = True
-    ) -> list[dict[str, Any]]:
-        """Every item of one partition (or of a sort key range of it), following pagination."""
-        items: list[dict[str, Any]] = []
-        kwargs: dict[str, Any] = {
-            "TableName": self.table,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": s.PK},
-            "ExpressionAttributeValues": {":pk": {"S": pk}},
-            "ConsistentRead": consistent,
-        }
-        if sk_range:
-            kwargs["KeyConditionExpression"] += " AND #sk BETWEEN :first AND :last"
-            kwargs["ExpressionAttributeNames"]["#sk"] = s.SK
-            kwargs["ExpressionAttributeValues"].update(
-                {":first": {"S": sk_range[0]}, ":last": {"S": sk_range[1]}}
-            )
-        while True:
-            with unavailable_on_outage():
-                response = self.retrying.query(**kwargs)
-            items.extend(response.get("Items", []))
-            if "LastEvaluatedKey" not in response:
-                return items
-            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        """Read several counters with BatchGetItem, in the order given."""
+        return counters.get_many(self.gateway, self.shard_view, names)
 
     def counter_names(self) -> list[str]:
         """Names from the registry partition (a Query, never a Scan)."""
-        return sorted(item[s.SK]["S"] for item in self._query_all(s.COUNTER_REGISTRY_PK))
+        return counters.counter_names(self.gateway)
+
+    # ---- hot counters ----
+
+    def make_hot(self, name: str, *, shards: int) -> CounterState:
+        """Convert a counter to `shards` shards (or add shards) in one transaction, keeping its count."""
+        return hot.make_hot(self.gateway, self.shard_view, name, shards=shards)
+
+    def shard_count(self, name: str) -> int:
+        """Shards this process knows `name` to have (no I/O)."""
+        return self.shard_view.shard_count(name)
+
+    # ---- history ----
+
+    def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
+        """One ADD on a bucket, sent once."""
+        history.add_to_bucket(self.gateway, name, bucket, count, expires_at=expires_at)
+
+    def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
+        """One eventually consistent Query of a bucket range."""
+        return history.read_buckets(self.gateway, name, first=first, last=last)
+
+    # ---- resets ----
+
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+        """Set a counter to 0 if still at `expected_version`, with its audit item, in one transaction."""
+        return resets.reset(
+            self.gateway, self.shard_view, name, expected_version=expected_version, actor=actor, reason=reason
+        )
+
+    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+        """The newest `limit` audit records of a counter."""
+        return resets.reset_history(self.gateway, name, limit=limit)
+
+    # ---- polls ----
 
     def define_poll(self, poll: PollDefinition) -> bool:
         """Register the poll, then a votes counter per option (each idempotent)."""
-        created = self._put_once([poll_item(poll, now_iso())])
-        for option in poll.options:
-            self.define_counter(option_definition(poll, option))
-        return created
+        return polls.define_poll(self.gateway, poll)
 
     def get_poll(self, poll_id: str) -> PollDefinition:
         """Read a poll's registry entry."""
-        with unavailable_on_outage():
-            response = self.retrying.get_item(
-                TableName=self.table, Key=s.poll_registry_key(poll_id), ConsistentRead=True
-            )
-        if "Item" not in response:
-            raise UnknownCounter(f"There is no poll named {poll_id!r}.")
-        return poll_from_item(response["Item"])
+        return polls.get_poll(self.gateway, poll_id)
 
     def list_polls(self) -> list[PollDefinition]:
         """Every poll from its registry partition."""
-        return [poll_from_item(item) for item in self._query_all(s.POLL_REGISTRY_PK)]
+        return polls.list_polls(self.gateway)
+
+    def create_poll(self, poll: PollDefinition) -> PollDefinition:
+        """Put the poll and every option counter in one transaction, each only if new."""
+        return polls.create_poll(self.gateway, poll)
+
+    def add_poll_option(self, poll_id: str, option: PollOption) -> PollDefinition:
+        """Append an option if its id is new, with its counter, in one transaction."""
+        return polls.add_poll_option(self.gateway, poll_id, option)
+
+    def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
+        """Close or reopen a poll, only if it is not so already."""
+        return polls.set_poll_closed(self.gateway, poll_id, closed=closed)
+
+    # ---- votes ----
+
+    def cast_vote(
+        self, poll_id: str, *, voter: str, option: str | None, claim: IdempotencyClaim | None = None
+    ) -> VoteChange:
+        """Make `option` the voter's choice (None retracts) in one transaction; retry on a race."""
+        # `_vote_reads` is looked up on each call, so a test may put itself between read and write.
+        return votes.cast_vote(
+            self.gateway, poll_id, voter=voter, option=option, claim=claim, reads=self._vote_reads
+        )
+
+    def _vote_reads(
+        self, poll_id: str, voter: str, claim: IdempotencyClaim | None
+    ) -> tuple[PollDefinition, VoterRecord]:
+        """Poll, voter record and (with a key) idempotency record in one consistent BatchGetItem."""
+        return votes.vote_reads(self.gateway, poll_id, voter, claim)
+
+    def voter_record(self, poll_id: str, voter: str) -> VoterRecord:
+        """A voter's choice in a poll, strongly consistent."""
+        return votes.voter_record(self.gateway, poll_id, voter)
+
+    def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
+        """A voter's choice in each of several polls (polls without a vote are left out)."""
+        return votes.voter_choices(self.gateway, voter, poll_ids)
+
+    def poll_voters(self, poll_id: str) -> dict[str, str]:
+        """Every voter holding a vote in a poll, with their option."""
+        return votes.poll_voters(self.gateway, poll_id)
+
+    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
+        """The live idempotency record of a voter's key, or None."""
+        return votes.stored_reply(self.gateway, voter, key, now=now)
+
+    def save_reply(self, voter: str, key: str, reply: dict) -> None:
+        """Attach the first reply to an idempotency record; a later save leaves the first one."""
+        votes.save_reply(self.gateway, voter, key, reply)

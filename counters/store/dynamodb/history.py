@@ -8,34 +8,26 @@ counters/background/history_writer.py: one ADD per bucket per process per flush,
 
 from __future__ import annotations
 
-from typing import Any
-
 from counters.store.dynamodb import schema as s
-from counters.store.dynamodb.outage import unavailable_on_outage
 from counters.store.dynamodb.schema import as_int
+from counters.store.dynamodb.table import Table
 
 # SET of `expires_at` is idempotent; only `count` accumulates.
 ADD_TO_BUCKET = "ADD #count :count SET #expires = :expires"
 
 
-class HistoryMixin:
-    """History buckets for DynamoCounterStore."""
+def add_to_bucket(table: Table, name: str, bucket: str, count: int, *, expires_at: int) -> None:
+    """One ADD on a bucket, sent once: a resent ADD whose answer was lost would count twice."""
+    table.update_item(
+        s.history_key(name, bucket),
+        update=ADD_TO_BUCKET,
+        names={"#count": s.COUNT, "#expires": s.EXPIRES_AT},
+        values={":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}},
+        send_once=True,
+    )
 
-    client: Any
-    table: str
 
-    def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
-        """One ADD on a bucket, sent once: a resent ADD whose answer was lost would count twice."""
-        with unavailable_on_outage(write=True):
-            self.client.update_item(
-                TableName=self.table,
-                Key=s.history_key(name, bucket),
-                UpdateExpression=ADD_TO_BUCKET,
-                ExpressionAttributeNames={"#count": s.COUNT, "#expires": s.EXPIRES_AT},
-                ExpressionAttributeValues={":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}},
-            )
-
-    def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
-        """One Query of a bucket range; eventually consistent is plenty for a chart and costs half."""
-        items = self._query_all(s.history_pk(name), sk_range=(first, last), consistent=False)
-        return {item[s.SK]["S"]: as_int(item.get(s.COUNT)) for item in items}
+def read_buckets(table: Table, name: str, *, first: str, last: str) -> dict[str, int]:
+    """One Query of a bucket range; eventually consistent is plenty for a chart and costs half."""
+    found = table.query_all(s.history_pk(name), sk_range=(first, last), consistent=False)
+    return {item[s.SK]["S"]: as_int(item.get(s.COUNT)) for item in found}

@@ -5,7 +5,7 @@ Every item is conditioned on the version read, set to 0, and its version and `ep
 the counter's version keeps growing (by 1 + shards) and no process mixes states from both sides of the
 reset (see shard_view.py). The audit item `PK=C#<name>`, `SK=RESET#<time>#<id>` records who, why, and
 the old value and version, in the same transaction: no reset without its record, and no record without
-its reset.
+its reset. `reset_history` reads those audit items back.
 """
 
 from __future__ import annotations
@@ -14,95 +14,82 @@ import dataclasses
 import uuid
 from typing import Any
 
-from counters.domain.values import CounterState
+from counters.domain.values import CounterState, ResetRecord
 from counters.exceptions import Conflict, VersionConflict
+from counters.store.dynamodb import items
 from counters.store.dynamodb import schema as s
 from counters.store.dynamodb.schema import as_int
-from counters.store.dynamodb.shard_view import item_value
+from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.shards import commit, counter_items
+from counters.store.dynamodb.table import Table
 
-RESET_SK_PREFIX = "RESET#"
+ZERO_ITEM = "SET #value = :zero, #updated = :now ADD #version :one, #epoch :one"
+VERSION_SEEN = "#version = :seen"
+SHARDS_SEEN = " AND #shards = :shards"
+NEVER_SHARDED = " AND attribute_not_exists(#shards)"
 
 
-def reset_update(table: str, item: dict[str, Any], now: str) -> dict[str, Any]:
+def current_state(table: Table, name: str) -> tuple[CounterState, list[dict[str, Any]]]:
+    """The counter's summed state and the items it was summed from."""
+    found = counter_items(table, name)
+    return items.summed_state(name, found), found
+
+
+def reset(
+    table: Table, view: ShardView, name: str, *, expected_version: int, actor: str, reason: str
+) -> CounterState:
+    """Set a counter to 0 if it is still at `expected_version`; raise VersionConflict otherwise."""
+    current, found = current_state(table, name)
+    if current.version != expected_version:
+        raise version_conflict(current)
+    now = items.now_iso()
+    new_version = current.version + len(found)
+    audit = items.reset_audit_item(
+        current, new_version=new_version, actor=actor, reason=reason, at=now, suffix=uuid.uuid4().hex[:8]
+    )
+    writes = [zero_item(table, item, now) for item in found]
+    writes.append(table.put_entry(audit))
+    try:
+        commit(table, writes, what=f"resetting {name!r}")
+    except Conflict as exc:
+        raise version_conflict(current_state(table, name)[0]) from exc
+    view.forget(name)
+    return dataclasses.replace(current, value=0, version=new_version, updated_at=now)
+
+
+def zero_item(table: Table, item: dict[str, Any], now: str) -> dict[str, Any]:
     """Zero one item of the counter if its version is still the one read."""
-    condition = "#version = :seen"
+    condition = VERSION_SEEN
     values = {
         ":seen": {"N": str(as_int(item.get(s.VERSION)))},
         ":zero": {"N": "0"},
         ":one": {"N": "1"},
         ":now": {"S": now},
     }
+    names = {"#value": s.VALUE, "#updated": s.UPDATED_AT, "#version": s.VERSION, "#epoch": s.EPOCH}
     if item[s.SK]["S"] == s.TOTAL_SK:
         # A shard added meanwhile would escape the reset: the shard count must be the one read too.
         if s.SHARDS in item:
-            condition += " AND #shards = :shards"
+            condition += SHARDS_SEEN
             values[":shards"] = item[s.SHARDS]
         else:
-            condition += " AND attribute_not_exists(#shards)"
-    names = {"#value": s.VALUE, "#updated": s.UPDATED_AT, "#version": s.VERSION, "#epoch": s.EPOCH}
-    if "#shards" in condition:
+            condition += NEVER_SHARDED
         names["#shards"] = s.SHARDS
-    return {
-        "Update": {
-            "TableName": table,
-            "Key": {s.PK: item[s.PK], s.SK: item[s.SK]},
-            "UpdateExpression": "SET #value = :zero, #updated = :now ADD #version :one, #epoch :one",
-            "ConditionExpression": condition,
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-        }
-    }
+    key = {s.PK: item[s.PK], s.SK: item[s.SK]}
+    return table.update_entry(key, update=ZERO_ITEM, condition=condition, names=names, values=values)
 
 
-class ResetMixin:
-    """`reset` for DynamoCounterStore."""
+def version_conflict(current: CounterState) -> VersionConflict:
+    """The refusal of a reset that expected another version than `current`'s."""
+    return VersionConflict(
+        f"{current.name} changed: it is now {current.value} at version {current.version}. "
+        "Look again and confirm the reset.",
+        current=current,
+    )
 
-    table: str
 
-    def current_state(self, name: str) -> tuple[CounterState, list[dict[str, Any]]]:
-        """The counter's summed state and the items it was summed from."""
-        from counters.store.dynamodb.backend import state_from_item
-
-        items = self.counter_items(name)
-        total = next(item for item in items if item[s.SK]["S"] == s.TOTAL_SK)
-        state = dataclasses.replace(
-            state_from_item(name, total),
-            value=sum(item_value(item) for item in items),
-            version=sum(as_int(item.get(s.VERSION)) for item in items),
-        )
-        return state, items
-
-    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
-        """Set a counter to 0 if it is still at `expected_version`; raise VersionConflict otherwise."""
-        from counters.store.dynamodb.backend import now_iso
-
-        current, items = self.current_state(name)
-        if current.version != expected_version:
-            raise self._conflict(current)
-        now = now_iso()
-        audit = {
-            s.PK: {"S": s.counter_pk(name)},
-            s.SK: {"S": f"{RESET_SK_PREFIX}{now}#{uuid.uuid4().hex[:8]}"},
-            "actor": {"S": actor},
-            "reason": {"S": reason},
-            "old_value": {"N": str(current.value)},
-            "old_version": {"N": str(current.version)},
-            "new_version": {"N": str(current.version + len(items))},
-            s.CREATED_AT: {"S": now},
-        }
-        writes = [reset_update(self.table, item, now) for item in items]
-        writes.append({"Put": {"TableName": self.table, "Item": audit}})
-        try:
-            self.transact(writes, what=f"resetting {name!r}")
-        except Conflict as exc:
-            raise self._conflict(self.current_state(name)[0]) from exc
-        self.shards.forget(name)
-        return dataclasses.replace(current, value=0, version=current.version + len(items), updated_at=now)
-
-    @staticmethod
-    def _conflict(current: CounterState) -> VersionConflict:
-        return VersionConflict(
-            f"{current.name} changed: it is now {current.value} at version {current.version}. "
-            "Look again and confirm the reset.",
-            current=current,
-        )
+def reset_history(table: Table, name: str, *, limit: int) -> list[ResetRecord]:
+    """The newest `limit` audit records of a counter, from one Query on its partition."""
+    # The sort key starts with the ISO time, so reading the range backwards is newest first.
+    found = table.query_all(s.counter_pk(name), sk_prefix=s.RESET_SK_PREFIX, newest_first=True, limit=limit)
+    return [items.record_from_item(name, item) for item in found]

@@ -24,11 +24,39 @@ EXPIRES_AT = "expires_at"  # the table's TTL attribute
 SHARDS = "shards"  # on a sharded counter's total item: how many SHARD#k items it has
 EPOCH = "epoch"  # resets of a sharded counter, carried by each of its items
 COUNT = "count"  # views counted in a history bucket
+# A poll's registry item; each entry of its `options` list is a map of an option's id and label.
+QUESTION = "question"
+OPTIONS = "options"
+CLOSED = "closed"
+OPTION_ID = "id"
+OPTION_LABEL = "label"
+# A reset's audit item.
+ACTOR = "actor"
+REASON = "reason"
+OLD_VALUE = "old_value"
+OLD_VERSION = "old_version"
+NEW_VERSION = "new_version"
+# A voter's record in a poll, and an idempotency record (which also holds OPTION).
+OPTION = "option"
+REV = "rev"
+VOTER = "voter"
+FINGERPRINT = "fingerprint"
+REPLY = "reply"
+POLL = "poll"
+PREVIOUS = "previous"
+COUNTED = "counted"
 
+COUNTER_PK_PREFIX = "C#"
+HISTORY_PK_PREFIX = "H#"
+POLL_PK_PREFIX = "P#"
+IDEM_PK_PREFIX = "IDEM#"
 TOTAL_SK = "TOTAL"
 COUNTER_REGISTRY_PK = "REGISTRY"
 POLL_REGISTRY_PK = "POLLS"
 SHARD_SK_PREFIX = "SHARD#"
+RESET_SK_PREFIX = "RESET#"
+VOTER_SK_PREFIX = "VOTER#"
+IDEM_SK = "IDEM"
 
 
 def as_int(attribute: dict[str, Any] | None, default: int = 0) -> int:
@@ -41,9 +69,14 @@ def as_str(attribute: dict[str, Any] | None, default: str = "") -> str:
     return attribute["S"] if attribute else default
 
 
+def optional_str(attribute: dict[str, Any] | None) -> str | None:
+    """A string attribute, or None when absent or NULL."""
+    return attribute["S"] if attribute and "S" in attribute else None
+
+
 def counter_pk(name: str) -> str:
     """Partition key of a counter."""
-    return f"C#{name}"
+    return f"{COUNTER_PK_PREFIX}{name}"
 
 
 def total_key(name: str) -> dict[str, Any]:
@@ -56,9 +89,14 @@ def shard_key(name: str, index: int) -> dict[str, Any]:
     return {PK: {"S": counter_pk(name)}, SK: {"S": f"{SHARD_SK_PREFIX}{index}"}}
 
 
+def reset_key(name: str, at: str, suffix: str) -> dict[str, Any]:
+    """Key of a reset's audit item; the time leads its sort key, so a counter's records sort by time."""
+    return {PK: {"S": counter_pk(name)}, SK: {"S": f"{RESET_SK_PREFIX}{at}#{suffix}"}}
+
+
 def history_pk(name: str) -> str:
     """Partition key of a counter's time buckets, apart from its total so it adds no heat there."""
-    return f"H#{name}"
+    return f"{HISTORY_PK_PREFIX}{name}"
 
 
 def history_key(name: str, bucket: str) -> dict[str, Any]:
@@ -78,7 +116,17 @@ def poll_registry_key(poll_id: str) -> dict[str, Any]:
 
 def poll_pk(poll_id: str) -> str:
     """Partition key of a poll's voter records."""
-    return f"P#{poll_id}"
+    return f"{POLL_PK_PREFIX}{poll_id}"
+
+
+def voter_key(poll_id: str, voter: str) -> dict[str, Any]:
+    """Key of a voter's record in a poll."""
+    return {PK: {"S": poll_pk(poll_id)}, SK: {"S": f"{VOTER_SK_PREFIX}{voter}"}}
+
+
+def idempotency_key(voter: str, key: str) -> dict[str, Any]:
+    """Key of an idempotency record, scoped to the voter who sent it."""
+    return {PK: {"S": f"{IDEM_PK_PREFIX}{voter}#{key}"}, SK: {"S": IDEM_SK}}
 
 
 TABLE_DEFINITION: dict[str, Any] = {

@@ -22,12 +22,8 @@ from typing import Any
 
 from counters.domain.values import CounterState
 from counters.store.dynamodb import schema as s
+from counters.store.dynamodb.items import item_value
 from counters.store.dynamodb.schema import as_int, as_str
-
-
-def item_value(item: dict[str, Any]) -> int:
-    """An item's part of the total: its value, or its `start` before the first write (shards start at 0)."""
-    return as_int(item.get(s.VALUE), as_int(item.get(s.START)))
 
 
 @dataclass

@@ -21,163 +21,107 @@ table has no local secondary index). See docs/design.md for the limits of that.
 
 from __future__ import annotations
 
-import random
-import uuid
 from typing import Any
 
-from counters.domain.values import CounterDefinition, CounterState
+from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
+from counters.store.dynamodb import items
 from counters.store.dynamodb import schema as s
-from counters.store.dynamodb.outage import unavailable_on_outage
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.table import (
+    CONDITION_FAILED,
+    TRANSACTION_CONFLICT,
+    Table,
+    TransactionCancelled,
+)
 
-# One transaction covers the total, every shard and the audit record (DynamoDB allows 100 items).
-MAX_SHARDS = 64
 # A Query that overlapped a reset transaction is taken again; a transaction commits in milliseconds.
 STRADDLE_RETRIES = 5
 # The items of a counter that make up its total: SHARD#0.. and TOTAL ("SHARD#" < "TOTAL"); the
 # audit records (RESET#...) sort before and are left out.
 COUNTER_ITEMS_RANGE = (s.SHARD_SK_PREFIX, s.TOTAL_SK)
 
-
-def validate_shards(shards: object) -> int:
-    """Return a valid shard count or raise InvalidInput."""
-    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS:
-        raise InvalidInput(f"A hot counter has 1 to {MAX_SHARDS} shards.")
-    return shards
-
-
-def shard_item(name: str, index: int, *, kind: str, step: dict[str, Any], epoch: int, now: str) -> dict:
-    """A new, empty shard: what a plain increment's condition and expression need, with start 0."""
-    return {
-        **s.shard_key(name, index),
-        s.KIND: {"S": kind},
-        s.START: {"N": "0"},
-        s.STEP: step,
-        s.VERSION: {"N": "0"},
-        s.EPOCH: {"N": str(epoch)},
-        s.CREATED_AT: {"S": now},
-    }
+# The value and version of TOTAL are left alone (they stay the base), so increments may go on
+# during the conversion; only a concurrent conversion or reset makes it fail.
+# Increments write `shards` and `epoch` as 0 when absent, so absent and 0 mean the same.
+SET_SHARDS = "SET #shards = :n, #epoch = :epoch"
+SHARDS_UNCHANGED = (
+    "attribute_exists(#pk) AND (attribute_not_exists(#shards) OR #shards = :current) "
+    "AND (attribute_not_exists(#epoch) OR #epoch = :epoch)"
+)
 
 
-def declared_hot_items(definition: CounterDefinition, now: str) -> tuple[dict[str, Any], list[dict]]:
-    """For a counter declared hot: the extra attributes of its total item, and its shard items."""
-    if not definition.shards:
-        return {}, []
-    shards = validate_shards(definition.shards)
-    step = {"N": str(definition.step)}
-    items = [
-        shard_item(definition.name, k, kind=definition.kind, step=step, epoch=0, now=now)
-        for k in range(shards)
-    ]
-    return {s.SHARDS: {"N": str(shards)}, s.EPOCH: {"N": "0"}}, items
+def total_item(table: Table, name: str) -> dict[str, Any]:
+    """A counter's total item (strongly consistent); UnknownCounter if it is not registered."""
+    item = table.get_item(s.total_key(name))
+    if not item:
+        raise UnknownCounter(f"There is no counter named {name!r}.")
+    return item
 
 
-def cancellation_codes(exc: Exception) -> list[str]:
-    """Why DynamoDB cancelled a transaction, one code per item."""
-    response = getattr(exc, "response", {}) or {}
-    return [reason.get("Code", "") for reason in response.get("CancellationReasons", [])]
+def after_write(table: Table, view: ShardView, name: str, item: dict[str, Any]) -> CounterState:
+    """Fold a written item into what is known; Query only when that is not enough."""
+    state = view.observe(name, item)
+    return state if state is not None else hot_state(table, view, name)
 
 
-class ShardedCountersMixin:
-    """Hot counters for DynamoCounterStore: declaration, conversion, shard writes and summed reads."""
-
-    client: Any
-    retrying: Any
-    table: str
-    shards: ShardView
-
-    def shard_count(self, name: str) -> int:
-        """Shards this process knows `name` to have (no I/O)."""
-        return self.shards.shard_count(name)
-
-    def increment_shard(self, name: str, *, kind: str, by: int | None, shards: int) -> CounterState:
-        """Add to one shard picked at random, and answer the summed total this process knows."""
-        item = self._add_to_item(s.shard_key(name, random.randrange(shards)), name=name, kind=kind, by=by)
-        return self.after_hot_write(name, item)
-
-    def after_hot_write(self, name: str, item: dict[str, Any]) -> CounterState:
-        """Fold a written item into what is known; Query only when that is not enough."""
-        state = self.shards.observe(name, item)
-        return state if state is not None else self.hot_state(name)
-
-    def hot_state(self, name: str) -> CounterState:
-        """The total of a hot counter: one strongly consistent Query of its items, summed."""
-        state = self.shards.replace(name, self.counter_items(name))
-        if state is None:
-            raise StoreUnavailable("The counter is being reset; try again shortly.")
-        return state
-
-    def counter_items(self, name: str) -> list[dict[str, Any]]:
-        """TOTAL and every SHARD#k of a counter from one Query, all of the same reset epoch."""
-        for _ in range(STRADDLE_RETRIES):
-            items = self._query_all(s.counter_pk(name), sk_range=COUNTER_ITEMS_RANGE)
-            if not any(item[s.SK]["S"] == s.TOTAL_SK for item in items):
-                raise UnknownCounter(f"There is no counter named {name!r}.")
-            # A Query is not isolated from a transaction: it may have seen a reset half applied.
-            if len({as_int(item.get(s.EPOCH)) for item in items}) == 1:
-                return items
+def hot_state(table: Table, view: ShardView, name: str) -> CounterState:
+    """The total of a hot counter: one strongly consistent Query of its items, summed."""
+    state = view.replace(name, counter_items(table, name))
+    if state is None:
         raise StoreUnavailable("The counter is being reset; try again shortly.")
+    return state
 
-    def make_hot(self, name: str, *, shards: int) -> CounterState:
-        """Convert a counter to `shards` shards (or add shards) in one transaction, keeping its count."""
-        shards = validate_shards(shards)
-        total = self.total_item(name)
-        current = as_int(total.get(s.SHARDS))
-        if shards < current:
-            raise InvalidInput(f"A hot counter's shards can only grow; {name!r} has {current}.")
-        if shards > current:
-            self._add_shards(name, total, current=current, shards=shards)
-        return self.hot_state(name)
 
-    def _add_shards(self, name: str, total: dict[str, Any], *, current: int, shards: int) -> None:
-        """Create shards current..shards-1 and record the count on TOTAL, unless TOTAL changed shape."""
-        from counters.store.dynamodb.backend import now_iso
+def counter_items(table: Table, name: str) -> list[dict[str, Any]]:
+    """TOTAL and every SHARD#k of a counter from one Query, all of the same reset epoch."""
+    for _ in range(STRADDLE_RETRIES):
+        found = table.query_all(s.counter_pk(name), sk_range=COUNTER_ITEMS_RANGE)
+        if not any(item[s.SK]["S"] == s.TOTAL_SK for item in found):
+            raise UnknownCounter(f"There is no counter named {name!r}.")
+        # A Query is not isolated from a transaction: it may have seen a reset half applied.
+        if len({as_int(item.get(s.EPOCH)) for item in found}) == 1:
+            return found
+    raise StoreUnavailable("The counter is being reset; try again shortly.")
 
-        epoch = as_int(total.get(s.EPOCH))
-        # The value and version of TOTAL are left alone (they stay the base), so increments may go on
-        # during the conversion; only a concurrent conversion or reset makes it fail.
-        # Increments write `shards` and `epoch` as 0 when absent, so absent and 0 mean the same.
-        condition = [
-            "attribute_exists(#pk)",
-            "(attribute_not_exists(#shards) OR #shards = :current)",
-            "(attribute_not_exists(#epoch) OR #epoch = :epoch)",
-        ]
-        values = {":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}, ":current": {"N": str(current)}}
-        update = {
-            "Update": {
-                "TableName": self.table,
-                "Key": s.total_key(name),
-                "UpdateExpression": "SET #shards = :n, #epoch = :epoch",
-                "ConditionExpression": " AND ".join(condition),
-                "ExpressionAttributeNames": {"#pk": s.PK, "#shards": s.SHARDS, "#epoch": s.EPOCH},
-                "ExpressionAttributeValues": values,
-            }
-        }
-        now = now_iso()
-        kind, step = total[s.KIND]["S"], total.get(s.STEP, {"N": "1"})
-        puts = [
-            {
-                "Put": {
-                    "TableName": self.table,
-                    "Item": shard_item(name, k, kind=kind, step=step, epoch=epoch, now=now),
-                    "ConditionExpression": "attribute_not_exists(#pk)",
-                    "ExpressionAttributeNames": {"#pk": s.PK},
-                }
-            }
-            for k in range(current, shards)
-        ]
-        self.transact([update, *puts], what=f"converting {name!r}")
 
-    def transact(self, items: list[dict[str, Any]], *, what: str) -> None:
-        """Run one transaction; a refused condition or a competing transaction is a Conflict."""
-        try:
-            with unavailable_on_outage(write=True):
-                # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
-                self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
-        except self.retrying.exceptions.TransactionCanceledException as exc:
-            codes = cancellation_codes(exc)
-            if "ConditionalCheckFailed" in codes or "TransactionConflict" in codes:
-                raise Conflict(f"The counter changed while {what}; look again and retry.") from exc
-            raise StoreUnavailable(f"The counter store refused {what}; try again.") from exc
+def make_hot(table: Table, view: ShardView, name: str, *, shards: int) -> CounterState:
+    """Convert a counter to `shards` shards (or add shards) in one transaction, keeping its count."""
+    shards = items.validate_shards(shards)
+    total = total_item(table, name)
+    current = as_int(total.get(s.SHARDS))
+    if shards < current:
+        raise InvalidInput(f"A hot counter's shards can only grow; {name!r} has {current}.")
+    if shards > current:
+        add_shards(table, name, total, current=current, shards=shards)
+    return hot_state(table, view, name)
+
+
+def add_shards(table: Table, name: str, total: dict[str, Any], *, current: int, shards: int) -> None:
+    """Create shards current..shards-1 and record the count on TOTAL, unless TOTAL changed shape."""
+    epoch = as_int(total.get(s.EPOCH))
+    update = table.update_entry(
+        s.total_key(name),
+        update=SET_SHARDS,
+        condition=SHARDS_UNCHANGED,
+        names={"#pk": s.PK, "#shards": s.SHARDS, "#epoch": s.EPOCH},
+        values={":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}, ":current": {"N": str(current)}},
+    )
+    now = items.now_iso()
+    kind, step = total[s.KIND]["S"], total.get(s.STEP, {"N": "1"})
+    puts = [
+        table.put_new_entry(items.shard_item(name, k, kind=kind, step=step, epoch=epoch, now=now))
+        for k in range(current, shards)
+    ]
+    commit(table, [update, *puts], what=f"converting {name!r}")
+
+
+def commit(table: Table, writes: list[dict[str, Any]], *, what: str) -> None:
+    """Run one transaction on a counter's items; a refused condition or a competing one is a Conflict."""
+    try:
+        table.transact(writes)
+    except TransactionCancelled as exc:
+        if CONDITION_FAILED in exc.codes or TRANSACTION_CONFLICT in exc.codes:
+            raise Conflict(f"The counter changed while {what}; look again and retry.") from exc
+        raise StoreUnavailable(f"The counter store refused {what}; try again.") from exc

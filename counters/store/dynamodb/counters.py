@@ -1,0 +1,126 @@
+"""Counters in DynamoDB: registration, single-write increments, reads and the registry listing."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from counters.domain.values import CounterDefinition, CounterState
+from counters.exceptions import StoreUnavailable, UnknownCounter
+from counters.store.dynamodb import items
+from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import shards as hot
+from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.table import CONDITION_FAILED, ConditionFailed, Table, TransactionCancelled
+
+# One UpdateItem does the whole increment; the condition keeps unknown names from creating items
+# (no table spam) and keeps a view beacon from touching a vote counter. `if_not_exists` lets the
+# first write start from the counter's own `start` attribute (carried-over counts) with no read.
+# `shards` and `epoch` are named (and left as they are) only so UPDATED_NEW returns them: the answer
+# then tells whether another process made the counter hot, or reset it, without a read.
+INCREMENT_EXPRESSION = (
+    "SET #value = if_not_exists(#value, #start) + {delta}, #updated = :now, "
+    "#shards = if_not_exists(#shards, :zero), #epoch = if_not_exists(#epoch, :zero) "
+    "ADD #version :one"
+)
+INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind"
+INCREMENT_NAMES = {
+    "#pk": s.PK,
+    "#value": s.VALUE,
+    "#start": s.START,
+    "#updated": s.UPDATED_AT,
+    "#version": s.VERSION,
+    "#kind": s.KIND,
+    "#shards": s.SHARDS,
+    "#epoch": s.EPOCH,
+}
+INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
+INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
+
+
+def define(table: Table, definition: CounterDefinition) -> bool:
+    """Write the registry entry and the total item together, once."""
+    return put_once(table, items.counter_items(definition, items.now_iso()))
+
+
+def put_once(table: Table, new_items: list[dict[str, Any]]) -> bool:
+    """Put all items in one transaction unless the first already exists."""
+    try:
+        table.transact([table.put_new_entry(item) for item in new_items], write=False)
+    except TransactionCancelled as exc:
+        if CONDITION_FAILED in exc.codes:
+            return False
+        raise StoreUnavailable("The counter store refused the registration; try again.") from exc
+    return True
+
+
+def increment(table: Table, view: ShardView, name: str, *, kind: str, by: int | None) -> CounterState:
+    """Add to a counter with one conditional UpdateItem and return the new total and version."""
+    if shards := view.shard_count(name):
+        # A hot counter: add to one shard picked at random, and answer the summed total this process knows.
+        attributes = add_to_item(
+            table, s.shard_key(name, random.randrange(shards)), name=name, kind=kind, by=by
+        )
+        return hot.after_write(table, view, name, attributes)
+    attributes = add_to_item(table, s.total_key(name), name=name, kind=kind, by=by)
+    if s.is_hot(attributes):
+        # Made hot by another process: this write still counts (TOTAL is the base); learn the shards.
+        return hot.after_write(table, view, name, attributes)
+    return items.state_from_increment(name, kind, attributes)
+
+
+def add_to_item(table: Table, key: dict[str, Any], *, name: str, kind: str, by: int | None) -> dict[str, Any]:
+    """The increment's one conditional UpdateItem on a total or shard item; the item as written."""
+    values: dict[str, Any] = {
+        ":now": {"S": items.now_iso()},
+        ":one": {"N": "1"},
+        ":zero": {"N": "0"},
+        ":kind": {"S": kind},
+    }
+    names = dict(INCREMENT_NAMES)
+    if by is None:
+        expression = INCREMENT_BY_STEP
+        names["#step"] = s.STEP
+    else:
+        expression = INCREMENT_BY_DELTA
+        values[":delta"] = {"N": str(by)}
+    try:
+        # Sent once: a resent ADD whose answer was lost would count twice.
+        attributes = table.update_item(
+            key,
+            update=expression,
+            condition=INCREMENT_CONDITION,
+            names=names,
+            values=values,
+            returns="UPDATED_NEW",
+            send_once=True,
+        )
+    except ConditionFailed as exc:
+        raise UnknownCounter(f"There is no {kind} counter named {name!r}.") from exc
+    return {**attributes, **key}
+
+
+def get(table: Table, view: ShardView, name: str) -> CounterState:
+    """Read one total item (strongly consistent); a hot counter's is summed from one Query."""
+    if view.shard_count(name):
+        return hot.hot_state(table, view, name)
+    item = hot.total_item(table, name)
+    return hot.hot_state(table, view, name) if s.is_hot(item) else items.state_from_item(name, item)
+
+
+def get_many(table: Table, view: ShardView, names: Iterable[str]) -> list[CounterState]:
+    """BatchGetItem in chunks of 100, retrying unprocessed keys with backoff."""
+    names = list(dict.fromkeys(names))
+    found: dict[str, CounterState] = {}
+    for item in table.batch_get([s.total_key(name) for name in names]):
+        name = items.name_from_counter_pk(item)
+        found[name] = (
+            hot.hot_state(table, view, name) if s.is_hot(item) else items.state_from_item(name, item)
+        )
+    return [found[name] for name in names if name in found]
+
+
+def counter_names(table: Table) -> list[str]:
+    """Names from the registry partition (a Query, never a Scan)."""
+    return sorted(item[s.SK]["S"] for item in table.query_all(s.COUNTER_REGISTRY_PK))

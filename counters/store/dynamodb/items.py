@@ -1,0 +1,285 @@
+"""Every item the store writes, built from domain values, and every item it reads, parsed back into them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from counters.domain.names import option_counter_name
+from counters.domain.values import (
+    CounterDefinition,
+    CounterState,
+    IdempotencyClaim,
+    PollDefinition,
+    PollOption,
+    ResetRecord,
+    StoredReply,
+    VoteChange,
+    VoterRecord,
+)
+from counters.exceptions import InvalidInput
+from counters.store.dynamodb import schema as s
+from counters.store.dynamodb.schema import as_int, as_str, optional_str
+
+# One transaction covers the total, every shard and the audit record (DynamoDB allows 100 items).
+MAX_SHARDS = 64
+
+
+def now_iso() -> str:
+    """Current UTC time as ISO 8601, the format of `updated_at`."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+# ---- counters ----
+
+
+def item_value(item: dict[str, Any]) -> int:
+    """An item's part of the total: its value, or its `start` before the first write (shards start at 0)."""
+    return as_int(item.get(s.VALUE), as_int(item.get(s.START)))
+
+
+def state_from_item(name: str, item: dict[str, Any]) -> CounterState:
+    """Build a CounterState from a total item; a never-hit counter shows its start value."""
+    return CounterState(
+        name=name,
+        kind=as_str(item.get(s.KIND)),
+        value=item_value(item),
+        version=as_int(item.get(s.VERSION)),
+        title=as_str(item.get(s.TITLE)),
+        description=as_str(item.get(s.DESCRIPTION)),
+        updated_at=as_str(item.get(s.UPDATED_AT)) or None,
+    )
+
+
+def state_from_increment(name: str, kind: str, attributes: dict[str, Any]) -> CounterState:
+    """Build a CounterState from the attributes an increment returned (UPDATED_NEW)."""
+    return CounterState(
+        name=name,
+        kind=kind,
+        value=as_int(attributes.get(s.VALUE)),
+        version=as_int(attributes.get(s.VERSION)),
+        updated_at=as_str(attributes.get(s.UPDATED_AT)) or None,
+    )
+
+
+def summed_state(name: str, items: list[dict[str, Any]]) -> CounterState:
+    """A counter's state summed over its TOTAL and SHARD#k items (which must include TOTAL)."""
+    total = next(item for item in items if item[s.SK]["S"] == s.TOTAL_SK)
+    return dataclasses.replace(
+        state_from_item(name, total),
+        value=sum(item_value(item) for item in items),
+        version=sum(as_int(item.get(s.VERSION)) for item in items),
+    )
+
+
+def name_from_counter_pk(item: dict[str, Any]) -> str:
+    """The counter name in an item's `C#<name>` partition key."""
+    return item[s.PK]["S"].removeprefix(s.COUNTER_PK_PREFIX)
+
+
+def validate_shards(shards: object) -> int:
+    """Return a valid shard count or raise InvalidInput."""
+    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS:
+        raise InvalidInput(f"A hot counter has 1 to {MAX_SHARDS} shards.")
+    return shards
+
+
+def shard_item(name: str, index: int, *, kind: str, step: dict[str, Any], epoch: int, now: str) -> dict:
+    """A new, empty shard: what a plain increment's condition and expression need, with start 0."""
+    return {
+        **s.shard_key(name, index),
+        s.KIND: {"S": kind},
+        s.START: {"N": "0"},
+        s.STEP: step,
+        s.VERSION: {"N": "0"},
+        s.EPOCH: {"N": str(epoch)},
+        s.CREATED_AT: {"S": now},
+    }
+
+
+def declared_hot_items(definition: CounterDefinition, now: str) -> tuple[dict[str, Any], list[dict]]:
+    """For a counter declared hot: the extra attributes of its total item, and its shard items."""
+    if not definition.shards:
+        return {}, []
+    shards = validate_shards(definition.shards)
+    step = {"N": str(definition.step)}
+    items = [
+        shard_item(definition.name, k, kind=definition.kind, step=step, epoch=0, now=now)
+        for k in range(shards)
+    ]
+    return {s.SHARDS: {"N": str(shards)}, s.EPOCH: {"N": "0"}}, items
+
+
+def counter_items(definition: CounterDefinition, now: str) -> list[dict[str, Any]]:
+    """A new counter's items: its total first, then its registry entry and any shards."""
+    total = {
+        **s.total_key(definition.name),
+        s.KIND: {"S": definition.kind},
+        s.TITLE: {"S": definition.title},
+        s.DESCRIPTION: {"S": definition.description},
+        s.START: {"N": str(definition.start)},
+        s.STEP: {"N": str(definition.step)},
+        s.VERSION: {"N": "0"},
+        s.CREATED_AT: {"S": now},
+    }
+    hot_attributes, shard_items = declared_hot_items(definition, now)
+    total.update(hot_attributes)
+    registry = {
+        **s.counter_registry_key(definition.name),
+        s.KIND: {"S": definition.kind},
+        s.CREATED_AT: {"S": now},
+    }
+    return [total, registry, *shard_items]
+
+
+# ---- resets ----
+
+
+def reset_audit_item(
+    current: CounterState, *, new_version: int, actor: str, reason: str, at: str, suffix: str
+) -> dict[str, Any]:
+    """The audit item of a reset of `current` (the state it replaced) to 0 at `new_version`."""
+    return {
+        **s.reset_key(current.name, at, suffix),
+        s.ACTOR: {"S": actor},
+        s.REASON: {"S": reason},
+        s.OLD_VALUE: {"N": str(current.value)},
+        s.OLD_VERSION: {"N": str(current.version)},
+        s.NEW_VERSION: {"N": str(new_version)},
+        s.CREATED_AT: {"S": at},
+    }
+
+
+def record_from_item(name: str, item: dict[str, Any]) -> ResetRecord:
+    """Build a ResetRecord from an audit item."""
+    return ResetRecord(
+        name=name,
+        at=as_str(item.get(s.CREATED_AT)),
+        actor=as_str(item.get(s.ACTOR)),
+        reason=as_str(item.get(s.REASON)),
+        old_value=as_int(item.get(s.OLD_VALUE)),
+        old_version=as_int(item.get(s.OLD_VERSION)),
+        new_version=as_int(item.get(s.NEW_VERSION)),
+    )
+
+
+# ---- polls ----
+
+
+def option_item(option: PollOption) -> dict[str, Any]:
+    """One option as stored in its poll's `options` list."""
+    return {"M": {s.OPTION_ID: {"S": option.id}, s.OPTION_LABEL: {"S": option.label}}}
+
+
+def poll_item(poll: PollDefinition, now: str) -> dict[str, Any]:
+    """A poll's registry item, holding its question, options and closed flag."""
+    return {
+        **s.poll_registry_key(poll.id),
+        s.QUESTION: {"S": poll.question},
+        s.OPTIONS: {"L": [option_item(option) for option in poll.options]},
+        s.CLOSED: {"BOOL": poll.closed},
+        s.CREATED_AT: {"S": now},
+    }
+
+
+def poll_from_item(item: dict[str, Any]) -> PollDefinition:
+    """Build a PollDefinition from its registry item."""
+    options = tuple(
+        PollOption(id=entry["M"][s.OPTION_ID]["S"], label=entry["M"][s.OPTION_LABEL]["S"])
+        for entry in item.get(s.OPTIONS, {}).get("L", [])
+    )
+    return PollDefinition(
+        id=item[s.SK]["S"],
+        question=as_str(item.get(s.QUESTION)),
+        options=options,
+        closed=bool(item.get(s.CLOSED, {}).get("BOOL", False)),
+    )
+
+
+def option_definition(poll: PollDefinition, option: PollOption) -> CounterDefinition:
+    """The votes counter of one poll option."""
+    return CounterDefinition(
+        name=option_counter_name(poll.id, option.id),
+        kind="votes",
+        title=f"{poll.question} — {option.label}",
+    )
+
+
+# ---- votes ----
+
+
+def voter_item(change: VoteChange, *, rev: int, now: str) -> dict[str, Any]:
+    """A voter's record after `change`, at revision `rev` (no option once retracted)."""
+    item = {
+        **s.voter_key(change.poll.id, change.voter),
+        s.VOTER: {"S": change.voter},
+        s.REV: {"N": str(rev)},
+        s.UPDATED_AT: {"S": now},
+    }
+    if change.choice:
+        item[s.OPTION] = {"S": change.choice}
+    return item
+
+
+def voter_record_from_item(item: dict[str, Any] | None) -> VoterRecord:
+    """Build a VoterRecord from a voter's record; no record is no vote, at revision 0."""
+    if not item:
+        return VoterRecord(option=None, rev=0)
+    return VoterRecord(option=optional_str(item.get(s.OPTION)), rev=as_int(item.get(s.REV)))
+
+
+def voter_from_item(item: dict[str, Any]) -> str:
+    """The voter of a voter record, from its `VOTER#<voter>` sort key."""
+    return item[s.SK]["S"].removeprefix(s.VOTER_SK_PREFIX)
+
+
+def poll_id_from_voter_item(item: dict[str, Any]) -> str:
+    """The poll of a voter record, from its `P#<poll>` partition key."""
+    return item[s.PK]["S"].removeprefix(s.POLL_PK_PREFIX)
+
+
+def is_voter_item(item: dict[str, Any]) -> bool:
+    """Whether an item of a poll's partition is a voter record."""
+    return item[s.SK]["S"].startswith(s.VOTER_SK_PREFIX)
+
+
+def idempotency_item(change: VoteChange, claim: IdempotencyClaim, now: str) -> dict[str, Any]:
+    """The idempotency record of a vote: the request's fingerprint and the change it made."""
+    item: dict[str, Any] = {
+        **s.idempotency_key(change.voter, claim.key),
+        s.FINGERPRINT: {"S": claim.fingerprint},
+        s.POLL: {"S": change.poll.id},
+        s.COUNTED: {"BOOL": change.counted},
+        s.EXPIRES_AT: {"N": str(claim.expires_at)},
+        s.CREATED_AT: {"S": now},
+    }
+    if change.choice:
+        item[s.OPTION] = {"S": change.choice}
+    if change.previous:
+        item[s.PREVIOUS] = {"S": change.previous}
+    return item
+
+
+def is_live(item: dict[str, Any] | None, now: int) -> bool:
+    """Whether an idempotency record exists and has not expired at `now` (epoch seconds)."""
+    # TTL deletion lags by up to days: an expired record is treated as absent.
+    return bool(item) and as_int(item.get(s.EXPIRES_AT)) >= now
+
+
+def reply_from_item(item: dict[str, Any]) -> StoredReply:
+    """Build a StoredReply from an idempotency record."""
+    reply = optional_str(item.get(s.REPLY))
+    return StoredReply(
+        fingerprint=as_str(item.get(s.FINGERPRINT)),
+        choice=optional_str(item.get(s.OPTION)),
+        previous=optional_str(item.get(s.PREVIOUS)),
+        counted=bool(item.get(s.COUNTED, {}).get("BOOL", False)),
+        reply=json.loads(reply) if reply else None,
+    )
+
+
+def reply_attribute(reply: dict) -> dict[str, Any]:
+    """A reply as stored on its idempotency record: compact JSON."""
+    return {"S": json.dumps(reply, separators=(",", ":"))}

@@ -1,0 +1,272 @@
+"""The table gateway: the two clients, the table's name, and every call the store makes on them.
+
+Every call runs inside `unavailable_on_outage`, so throttling, outages and lost answers become the
+project's exceptions in one place; what a caller decides on is a refused condition (ConditionFailed)
+or a cancelled transaction (TransactionCancelled, with the reason of each of its items).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from counters.exceptions import StoreUnavailable
+from counters.store.dynamodb import schema as s
+from counters.store.dynamodb.outage import error_code, unavailable_on_outage
+
+BATCH_GET_LIMIT = 100
+UNPROCESSED_RETRIES = 8
+
+# Cancellation reasons of one transaction item.
+CONDITION_FAILED = "ConditionalCheckFailed"
+TRANSACTION_CONFLICT = "TransactionConflict"
+
+NEW_ITEM = "attribute_not_exists(#pk)"
+IN_PARTITION = "#pk = :pk"
+SK_BETWEEN = " AND #sk BETWEEN :first AND :last"
+SK_BEGINS_WITH = " AND begins_with(#sk, :prefix)"
+
+
+class ConditionFailed(Exception):
+    """A conditional write was refused; `item` is the item as it was, when the write asked for it."""
+
+    def __init__(self, item: dict[str, Any] | None = None) -> None:
+        super().__init__("The condition of the write was false.")
+        self.item = item
+
+
+class TransactionCancelled(Exception):
+    """DynamoDB cancelled a transaction; `codes` holds the reason of each item, in the items' order."""
+
+    def __init__(self, codes: list[str]) -> None:
+        super().__init__(f"The transaction was cancelled: {', '.join(codes)}.")
+        self.codes = codes
+
+    def first(self, code: str) -> int | None:
+        """The index of the first item cancelled for `code`, or None."""
+        return self.codes.index(code) if code in self.codes else None
+
+
+class TransactionInProgress(Exception):
+    """An SDK resend of a transaction met its own first send, still running."""
+
+
+@contextmanager
+def refusals(*, write: bool) -> Iterator[None]:
+    """Map outages as `unavailable_on_outage` does, and refusals to this module's exceptions."""
+    try:
+        with unavailable_on_outage(write=write):
+            yield
+    except ClientError as exc:
+        code = error_code(exc)
+        if code == "ConditionalCheckFailedException":
+            raise ConditionFailed(exc.response.get("Item")) from exc
+        if code == "TransactionCanceledException":
+            reasons = exc.response.get("CancellationReasons", [])
+            raise TransactionCancelled([reason.get("Code", "") for reason in reasons]) from exc
+        if code == "TransactionInProgressException":
+            raise TransactionInProgress from exc
+        raise
+
+
+class Table:
+    """One DynamoDB table and the two clients that reach it."""
+
+    def __init__(self, *, single_shot: Any, retrying: Any, name: str) -> None:
+        # Why two clients (counters/store/dynamodb/clients.py): `single_shot` never resends, for writes
+        # that are not idempotent (ADD); `retrying` may, for reads and idempotent or transactional writes.
+        self.single_shot = single_shot
+        self.retrying = retrying
+        self.name = name
+
+    def close(self) -> None:
+        """Close both clients' connection pools (once when they are the same client)."""
+        for client in {id(self.single_shot): self.single_shot, id(self.retrying): self.retrying}.values():
+            client.close()
+
+    def ensure(self) -> bool:
+        """Create the table if missing; return whether it was created."""
+        with unavailable_on_outage():
+            return s.ensure_table(self.retrying, self.name)
+
+    # ---- reads (retrying, strongly consistent unless said otherwise) ----
+
+    def get_item(self, key: dict[str, Any]) -> dict[str, Any] | None:
+        """One item, or None if it does not exist."""
+        with unavailable_on_outage():
+            return self.retrying.get_item(TableName=self.name, Key=key, ConsistentRead=True).get("Item")
+
+    def batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Every existing item of `keys`, in BatchGetItem chunks of 100 (in no particular order)."""
+        items: list[dict[str, Any]] = []
+        for start in range(0, len(keys), BATCH_GET_LIMIT):
+            items.extend(self._batch_get_chunk(keys[start : start + BATCH_GET_LIMIT]))
+        return items
+
+    def _batch_get_chunk(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Fetch keys, retrying what DynamoDB leaves unprocessed under load."""
+        items: list[dict[str, Any]] = []
+        request = {self.name: {"Keys": keys, "ConsistentRead": True}}
+        for attempt in range(UNPROCESSED_RETRIES):
+            with unavailable_on_outage():
+                response = self.retrying.batch_get_item(RequestItems=request)
+            items.extend(response.get("Responses", {}).get(self.name, []))
+            request = response.get("UnprocessedKeys") or {}
+            if not request:
+                return items
+            time.sleep(min(0.05 * 2**attempt, 1.0))
+        raise StoreUnavailable("The counter store is too busy to list counters; try again shortly.")
+
+    def query_all(
+        self,
+        pk: str,
+        *,
+        sk_range: tuple[str, str] | None = None,
+        sk_prefix: str | None = None,
+        consistent: bool = True,
+        newest_first: bool = False,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Items of one partition (or of a sort key range or prefix of it), following pagination.
+
+        With `newest_first` the items come in descending sort key order; with `limit`, at most that many.
+        """
+        items: list[dict[str, Any]] = []
+        kwargs: dict[str, Any] = {
+            "TableName": self.name,
+            "KeyConditionExpression": IN_PARTITION,
+            "ExpressionAttributeNames": {"#pk": s.PK},
+            "ExpressionAttributeValues": {":pk": {"S": pk}},
+            "ConsistentRead": consistent,
+        }
+        if sk_range:
+            kwargs["KeyConditionExpression"] += SK_BETWEEN
+            kwargs["ExpressionAttributeValues"].update(
+                {":first": {"S": sk_range[0]}, ":last": {"S": sk_range[1]}}
+            )
+        if sk_prefix:
+            kwargs["KeyConditionExpression"] += SK_BEGINS_WITH
+            kwargs["ExpressionAttributeValues"][":prefix"] = {"S": sk_prefix}
+        if sk_range or sk_prefix:
+            kwargs["ExpressionAttributeNames"]["#sk"] = s.SK
+        if newest_first:
+            kwargs["ScanIndexForward"] = False
+        while True:
+            if limit is not None:
+                kwargs["Limit"] = limit - len(items)
+            with unavailable_on_outage():
+                response = self.retrying.query(**kwargs)
+            items.extend(response.get("Items", []))
+            if "LastEvaluatedKey" not in response or (limit is not None and len(items) >= limit):
+                return items
+            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    # ---- writes ----
+
+    def update_item(
+        self,
+        key: dict[str, Any],
+        *,
+        update: str,
+        names: dict[str, str],
+        values: dict[str, Any],
+        condition: str | None = None,
+        send_once: bool = False,
+        write: bool = True,
+        returns: str | None = None,
+        old_on_failure: bool = False,
+    ) -> dict[str, Any]:
+        """One UpdateItem; the attributes it returns (`returns`: ReturnValues), or {}.
+
+        `send_once` takes the client that never resends; `write` is `unavailable_on_outage`'s (a lost
+        answer is OutcomeUnknown); a false `condition` raises ConditionFailed, with the item as it was
+        if `old_on_failure`.
+        """
+        kwargs: dict[str, Any] = {
+            "TableName": self.name,
+            "Key": key,
+            "UpdateExpression": update,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        if returns:
+            kwargs["ReturnValues"] = returns
+        if old_on_failure:
+            kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        client = self.single_shot if send_once else self.retrying
+        with refusals(write=write):
+            response = client.update_item(**kwargs)
+        return response.get("Attributes", {})
+
+    def transact(self, items: list[dict[str, Any]], *, write: bool = True) -> None:
+        """Run one TransactWriteItems; TransactionCancelled (reasons per item) if DynamoDB cancelled it.
+
+        `write` is `unavailable_on_outage`'s: with it, a lost answer is OutcomeUnknown.
+        """
+        # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
+        with refusals(write=write):
+            self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
+
+    # ---- transaction items ----
+
+    def put_entry(
+        self,
+        item: dict[str, Any],
+        *,
+        condition: str | None = None,
+        names: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A Put of a transaction, under `condition` if given."""
+        return {"Put": self._entry({"Item": item}, condition, names, values)}
+
+    def put_new_entry(self, item: dict[str, Any]) -> dict[str, Any]:
+        """A Put of a transaction that applies only if the item does not exist yet."""
+        return self.put_entry(item, condition=NEW_ITEM, names={"#pk": s.PK})
+
+    def update_entry(
+        self,
+        key: dict[str, Any],
+        *,
+        update: str,
+        condition: str,
+        names: dict[str, str],
+        values: dict[str, Any],
+    ) -> dict[str, Any]:
+        """An Update of a transaction, under `condition`."""
+        return {"Update": self._entry({"Key": key, "UpdateExpression": update}, condition, names, values)}
+
+    def check_entry(
+        self,
+        key: dict[str, Any],
+        *,
+        condition: str,
+        names: dict[str, str],
+        values: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A ConditionCheck of a transaction: the transaction applies only if `condition` holds."""
+        return {"ConditionCheck": self._entry({"Key": key}, condition, names, values)}
+
+    def _entry(
+        self,
+        fields: dict[str, Any],
+        condition: str | None,
+        names: dict[str, str] | None,
+        values: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """The body of one transaction item, with only the parts it uses."""
+        entry = {"TableName": self.name, **fields}
+        if condition:
+            entry["ConditionExpression"] = condition
+        if names:
+            entry["ExpressionAttributeNames"] = names
+        if values:
+            entry["ExpressionAttributeValues"] = values
+        return entry
