@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from counters.exceptions import StoreUnavailable
+from counters.exceptions import OutcomeUnknown, StoreUnavailable
 from counters.store.dynamodb import schema as s
 from counters.store.dynamodb.outage import error_code, unavailable_on_outage
 
@@ -52,8 +52,18 @@ class TransactionCancelled(Exception):
         return self.codes.index(code) if code in self.codes else None
 
 
-class TransactionInProgress(Exception):
-    """An SDK resend of a transaction met its own first send, still running."""
+class TransactionInProgress(OutcomeUnknown):
+    """An SDK resend of a transaction met its own first send, still running: it may yet commit.
+
+    Votes read again and decide; any other caller answers 503 `outcome_unknown`, never a 500.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The counter store is still applying this change; it counts once or not at all. "
+            "Reload to see the result before trying again.",
+            retry_after=2,
+        )
 
 
 @contextmanager
