@@ -1,4 +1,4 @@
-"""Shared fixtures: one in-memory DynamoDB Local per test session, a fresh table per test."""
+"""Shared fixtures: one in-memory DynamoDB Local per test session, a fresh table per test, a memory store."""
 
 from __future__ import annotations
 
@@ -60,6 +60,26 @@ def demo_store(store) -> CounterStore:
 
     seed_demo(store)
     return store
+
+
+@pytest.fixture
+def memory_store(settings) -> Iterator[CounterStore]:
+    """The app's store on the in-process memory backend: fresh and empty, no Java started."""
+    settings.COUNTERS_STORE_BACKEND = "counters.store.memory.MemoryCounterStore"
+    store = get_store()
+    store.ensure_table()
+    yield store
+    history.flush()  # views this test tallied go to its own store now, not in a later test's time
+    reset_store()
+
+
+@pytest.fixture
+def memory_demo_store(memory_store) -> CounterStore:
+    """A memory store holding the demo pages and polls."""
+    from counters.demo import seed_demo
+
+    seed_demo(memory_store)
+    return memory_store
 
 
 @pytest.fixture

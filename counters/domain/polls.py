@@ -1,9 +1,9 @@
-"""The rules of a poll: its question, its options' ids and labels, how many options it has."""
+"""The rules of a poll: its question, its options' ids and labels, how many options it has, their counters."""
 
 from __future__ import annotations
 
-from counters.domain.names import validate_slug, validate_text
-from counters.domain.values import PollOption
+from counters.domain.names import option_counter_name, validate_slug, validate_text
+from counters.domain.values import CounterDefinition, PollDefinition, PollOption
 from counters.exceptions import InvalidInput
 
 MAX_QUESTION_LENGTH = 200
@@ -34,3 +34,12 @@ def validate_options(options: list[tuple[str, str]]) -> tuple[PollOption, ...]:
     if len({option.id for option in result}) != len(result):
         raise InvalidInput("Each option of a poll needs its own id.")
     return result
+
+
+def option_counter_definition(poll: PollDefinition, option: PollOption) -> CounterDefinition:
+    """The votes counter of one poll option, titled with the question and the option's label."""
+    return CounterDefinition(
+        name=option_counter_name(poll.id, option.id),
+        kind="votes",
+        title=f"{poll.question} — {option.label}",
+    )

@@ -45,6 +45,8 @@ class CounterStore(ABC):
     def define_counter(self, definition: CounterDefinition) -> bool:
         """Register a counter once; return False if it already existed (it is left as it is)."""
 
+    # The answer carries what the write returns (value, version, updated_at); DynamoDB's holds no title
+    # or description for a plain counter, so callers read those with `get`.
     @abstractmethod
     def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
         """Add `by` (default: the counter's step) to a registered counter of `kind` in one write."""

@@ -1,14 +1,37 @@
-"""The store contract, run against DynamoDB Local and (single-threaded) against moto."""
+"""The store contract (counters/store/base.py), run against every backend.
+
+`dynamodb-local` is the DynamoDB store on a fresh table in DynamoDB Local; `memory` the in-process store.
+`moto` (the DynamoDB store on moto's in-process mock) runs only the tests marked `moto_too`.
+"""
 
 from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 import pytest
 from moto import mock_aws
 
-from counters.domain.values import CounterDefinition, PollDefinition, PollOption
-from counters.exceptions import UnknownCounter
+from counters.domain.values import CounterDefinition, IdempotencyClaim, PollDefinition, PollOption
+from counters.exceptions import (
+    Conflict,
+    IdempotencyRace,
+    InvalidInput,
+    PollClosed,
+    UnknownCounter,
+    VersionConflict,
+)
 from counters.store.dynamodb.backend import DynamoCounterStore
+
+BACKENDS = ["dynamodb-local", "memory"]
+
+
+def pytest_generate_tests(metafunc):
+    """Run each contract test on every backend, and on moto too when it is marked `moto_too`."""
+    if "any_store" in metafunc.fixturenames:
+        moto = ["moto"] if metafunc.definition.get_closest_marker("moto_too") else []
+        metafunc.parametrize("any_store", BACKENDS + moto, indirect=True)
 
 
 @pytest.fixture
@@ -21,18 +44,54 @@ def moto_store():
         yield store
 
 
-@pytest.fixture(params=["dynamodb-local", "moto"])
+@pytest.fixture
 def any_store(request):
-    """Every backend the contract must hold for."""
-    if request.param == "moto":
-        return request.getfixturevalue("moto_store")
-    return request.getfixturevalue("store")
+    """The store of the backend this run of the test is for."""
+    fixture = {"dynamodb-local": "store", "memory": "memory_store", "moto": "moto_store"}[request.param]
+    return request.getfixturevalue(fixture)
+
+
+# Left off moto: threads (its mock is not atomic), a hot counter's reset (it answers UPDATED_NEW with
+# more than was updated, so the summed version comes out wrong), Idempotency-Keys (DESIGN.md keeps
+# them on DynamoDB Local), and the 130-counter listing (slow there, and it never leaves keys unprocessed).
+moto_too = pytest.mark.moto_too
 
 
 def define(store, name="home", **kwargs):
     store.define_counter(CounterDefinition(name=name, kind=kwargs.pop("kind", "views"), **kwargs))
 
 
+def lang_poll(*, poll_id="lang", options=("py", "go"), closed=False) -> PollDefinition:
+    return PollDefinition(
+        id=poll_id,
+        question="Which?",
+        options=tuple(PollOption(o, o.upper()) for o in options),
+        closed=closed,
+    )
+
+
+def totals(store, poll_id="lang") -> dict[str, int]:
+    poll = store.get_poll(poll_id)
+    states = store.get_many(f"{poll_id}.{option.id}" for option in poll.options)
+    return {state.name.removeprefix(f"{poll_id}."): state.value for state in states}
+
+
+def claim(key="k1", fingerprint="vote-py", *, ttl=3600) -> IdempotencyClaim:
+    return IdempotencyClaim(key=key, fingerprint=fingerprint, expires_at=int(time.time()) + ttl)
+
+
+# ---- storage ----
+
+
+@moto_too
+def test_ensure_table_says_created_only_the_first_time(any_store):
+    assert any_store.ensure_table() is False  # the fixture created it
+
+
+# ---- counters ----
+
+
+@moto_too
 def test_increment_returns_new_total_and_version(any_store):
     define(any_store)
     first = any_store.increment("home", kind="views")
@@ -42,6 +101,7 @@ def test_increment_returns_new_total_and_version(any_store):
     assert any_store.get("home").value == 2
 
 
+@moto_too
 def test_first_write_starts_from_start_value_and_adds_step(any_store):
     define(any_store, "carried", start=1000, step=5)
     assert any_store.get("carried").value == 1000
@@ -49,6 +109,17 @@ def test_first_write_starts_from_start_value_and_adds_step(any_store):
     assert any_store.increment("carried", kind="views", by=2).value == 1007
 
 
+@moto_too
+def test_get_shows_the_definition_and_when_it_was_last_written(any_store):
+    define(any_store, "about", title="About", description="Who we are.")
+    fresh = any_store.get("about")
+    assert (fresh.kind, fresh.title, fresh.description, fresh.version) == ("views", "About", "Who we are.", 0)
+    assert fresh.updated_at is None
+    written = any_store.increment("about", kind="views")
+    assert any_store.get("about").updated_at == written.updated_at is not None
+
+
+@moto_too
 def test_unknown_counter_is_refused_and_writes_nothing(any_store):
     with pytest.raises(UnknownCounter):
         any_store.increment("ghost", kind="views")
@@ -57,6 +128,7 @@ def test_unknown_counter_is_refused_and_writes_nothing(any_store):
     assert any_store.counter_names() == []
 
 
+@moto_too
 def test_view_cannot_touch_a_vote_counter(any_store):
     define(any_store, "poll.yes", kind="votes")
     with pytest.raises(UnknownCounter):
@@ -64,6 +136,7 @@ def test_view_cannot_touch_a_vote_counter(any_store):
     assert any_store.get("poll.yes").value == 0
 
 
+@moto_too
 def test_define_is_idempotent_and_keeps_the_count(any_store):
     define(any_store)
     any_store.increment("home", kind="views")
@@ -81,14 +154,351 @@ def test_listing_reads_every_counter_in_batches(any_store):
     assert listed[-1].value == 1 and listed[0].value == 0
 
 
+@moto_too
+def test_get_many_keeps_the_order_given_and_leaves_unknown_names_out(any_store):
+    for name in ("a", "b", "c"):
+        define(any_store, name)
+    found = any_store.get_many(["c", "ghost", "a", "c"])
+    assert [state.name for state in found] == ["c", "a"]
+
+
+def test_concurrent_increments_are_exact(any_store):
+    define(any_store)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda _: any_store.increment("home", kind="views"), range(200)))
+    assert (any_store.get("home").value, any_store.get("home").version) == (200, 200)
+
+
+# ---- hot counters ----
+
+
+@moto_too
+def test_make_hot_keeps_the_count_and_increments_stay_exact(any_store):
+    define(any_store)
+    for _ in range(3):
+        any_store.increment("home", kind="views")
+    assert any_store.shard_count("home") == 0
+    hot = any_store.make_hot("home", shards=4)
+    assert (hot.value, hot.version) == (3, 3)
+    assert any_store.shard_count("home") == 4
+    for _ in range(10):
+        any_store.increment("home", kind="views")
+    assert (any_store.get("home").value, any_store.get("home").version) == (13, 13)
+
+
+@moto_too
+def test_make_hot_never_takes_shards_away(any_store):
+    define(any_store)
+    any_store.make_hot("home", shards=4)
+    with pytest.raises(InvalidInput, match="only grow"):
+        any_store.make_hot("home", shards=2)
+    assert any_store.make_hot("home", shards=4).value == 0
+    any_store.make_hot("home", shards=6)
+    assert any_store.shard_count("home") == 6
+
+
+@moto_too
+def test_make_hot_refuses_odd_shard_counts_and_unknown_counters(any_store):
+    define(any_store)
+    for shards in (0, 65):
+        with pytest.raises(InvalidInput):
+            any_store.make_hot("home", shards=shards)
+    with pytest.raises(UnknownCounter):
+        any_store.make_hot("ghost", shards=2)
+    assert any_store.shard_count("ghost") == 0
+
+
+@moto_too
+def test_a_counter_declared_hot_counts_from_its_start(any_store):
+    define(any_store, "launch", start=10, shards=4)
+    for _ in range(5):
+        any_store.increment("launch", kind="views")
+    assert any_store.get("launch").value == 15
+    assert any_store.shard_count("launch") == 4
+
+
+# ---- resets ----
+
+
+@moto_too
+def test_reset_zeroes_the_counter_and_moves_its_version_on(any_store):
+    define(any_store, "carried", start=100)
+    any_store.increment("carried", kind="views")
+    reset = any_store.reset("carried", expected_version=1, actor="staff", reason="test traffic")
+    assert (reset.value, reset.version) == (0, 2)
+    assert any_store.get("carried").value == 0
+    assert any_store.increment("carried", kind="views").value == 1
+
+
+@moto_too
+def test_reset_records_who_why_and_what_it_replaced(any_store):
+    define(any_store)
+    any_store.increment("home", kind="views", by=7)
+    any_store.reset("home", expected_version=1, actor="ada", reason="bot burst")
+    [record] = any_store.reset_history("home")
+    assert (record.name, record.actor, record.reason) == ("home", "ada", "bot burst")
+    assert (record.old_value, record.old_version, record.new_version) == (7, 1, 2)
+    assert record.at
+
+
+@moto_too
+def test_reset_at_a_stale_version_changes_nothing_and_tells_the_current_state(any_store):
+    define(any_store)
+    any_store.increment("home", kind="views")
+    any_store.increment("home", kind="views")
+    with pytest.raises(VersionConflict) as caught:
+        any_store.reset("home", expected_version=1, actor="staff", reason="stale page")
+    assert (caught.value.current.value, caught.value.current.version) == (2, 2)
+    assert any_store.get("home").value == 2
+    assert any_store.reset_history("home") == []
+
+
+@moto_too
+def test_reset_of_an_unknown_counter_is_refused(any_store):
+    with pytest.raises(UnknownCounter):
+        any_store.reset("ghost", expected_version=0, actor="staff", reason="none")
+
+
+@moto_too
+def test_reset_history_is_newest_first_and_limited(any_store):
+    define(any_store)
+    version = 0
+    for reason in ("first", "second", "third"):
+        version = any_store.reset("home", expected_version=version, actor="staff", reason=reason).version
+        time.sleep(0.002)  # audit records are ordered by their time, in milliseconds
+    assert [r.reason for r in any_store.reset_history("home")] == ["third", "second", "first"]
+    assert [r.reason for r in any_store.reset_history("home", limit=2)] == ["third", "second"]
+
+
+def test_reset_of_a_hot_counter_zeroes_every_shard_and_bumps_each_version(any_store):
+    define(any_store)
+    any_store.make_hot("home", shards=3)
+    for _ in range(6):
+        any_store.increment("home", kind="views")
+    reset = any_store.reset("home", expected_version=6, actor="staff", reason="test")
+    # Every item (the total and each shard) moves its version on by one.
+    assert (reset.value, reset.version) == (0, 6 + 1 + 3)
+    assert any_store.reset_history("home")[0].new_version == 10
+    after = any_store.increment("home", kind="views")
+    assert (after.value, after.version) == (1, 11)
+    assert any_store.get("home").value == 1
+
+
+# ---- polls ----
+
+
+@moto_too
 def test_polls_register_a_votes_counter_per_option(any_store):
-    poll = PollDefinition(
-        id="lang", question="Which?", options=(PollOption("py", "Python"), PollOption("go", "Go"))
-    )
+    poll = lang_poll()
     assert any_store.define_poll(poll) is True
     assert any_store.define_poll(poll) is False
     assert any_store.get_poll("lang") == poll
     assert [p.id for p in any_store.list_polls()] == ["lang"]
     assert {s.name: s.kind for s in any_store.list_counters()} == {"lang.go": "votes", "lang.py": "votes"}
+    assert any_store.get("lang.py").title == "Which? — PY"
     with pytest.raises(UnknownCounter):
         any_store.get_poll("nope")
+
+
+@moto_too
+def test_polls_are_listed_by_id(any_store):
+    for poll_id in ("zeta", "alpha", "mid"):
+        any_store.create_poll(lang_poll(poll_id=poll_id))
+    assert [p.id for p in any_store.list_polls()] == ["alpha", "mid", "zeta"]
+
+
+@moto_too
+def test_create_poll_refuses_an_existing_poll(any_store):
+    assert any_store.create_poll(lang_poll()) == lang_poll()
+    with pytest.raises(Conflict, match="poll named 'lang' exists"):
+        any_store.create_poll(lang_poll(options=("rs", "c")))
+    assert "lang.rs" not in any_store.counter_names()
+
+
+@moto_too
+def test_create_poll_refuses_an_option_whose_counter_exists_and_writes_nothing(any_store):
+    define(any_store, "lang.go", kind="votes")
+    with pytest.raises(Conflict, match=r"counter named 'lang\.go' exists"):
+        any_store.create_poll(lang_poll())
+    assert any_store.list_polls() == []
+    assert any_store.counter_names() == ["lang.go"]
+
+
+@moto_too
+def test_add_poll_option_appends_it_with_its_counter(any_store):
+    any_store.create_poll(lang_poll())
+    poll = any_store.add_poll_option("lang", PollOption("rs", "Rust"))
+    assert [o.id for o in poll.options] == ["py", "go", "rs"]
+    assert any_store.get_poll("lang") == poll
+    assert any_store.get("lang.rs").kind == "votes"
+
+
+@moto_too
+def test_add_poll_option_refuses_a_taken_id_and_an_unknown_poll(any_store):
+    any_store.create_poll(lang_poll())
+    define(any_store, "lang.rs", kind="votes")
+    with pytest.raises(Conflict, match="already has an option 'go'"):
+        any_store.add_poll_option("lang", PollOption("go", "Golang"))
+    with pytest.raises(Conflict, match=r"counter named 'lang\.rs' exists"):
+        any_store.add_poll_option("lang", PollOption("rs", "Rust"))
+    with pytest.raises(UnknownCounter):
+        any_store.add_poll_option("nope", PollOption("rs", "Rust"))
+    assert any_store.get_poll("lang") == lang_poll()
+
+
+@moto_too
+def test_polls_close_and_reopen_once_each(any_store):
+    any_store.create_poll(lang_poll())
+    assert any_store.set_poll_closed("lang", closed=True).closed is True
+    with pytest.raises(Conflict, match="already closed"):
+        any_store.set_poll_closed("lang", closed=True)
+    assert any_store.set_poll_closed("lang", closed=False) == lang_poll()
+    with pytest.raises(Conflict, match="already open"):
+        any_store.set_poll_closed("lang", closed=False)
+    with pytest.raises(UnknownCounter):
+        any_store.set_poll_closed("nope", closed=True)
+
+
+# ---- votes ----
+
+
+@moto_too
+def test_a_vote_counts_once_and_shows_as_the_voters_choice(any_store):
+    any_store.create_poll(lang_poll())
+    change = any_store.cast_vote("lang", voter="v1", option="py")
+    assert (change.choice, change.previous, change.counted) == ("py", None, True)
+    again = any_store.cast_vote("lang", voter="v1", option="py")
+    assert again.counted is False
+    any_store.cast_vote("lang", voter="v2", option="go")
+    assert totals(any_store) == {"py": 1, "go": 1}
+    assert any_store.voter_choices("v1", ["lang", "other"]) == {"lang": "py"}
+    assert any_store.poll_voters("lang") == {"v1": "py", "v2": "go"}
+
+
+@moto_too
+def test_another_option_moves_the_vote(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py")
+    change = any_store.cast_vote("lang", voter="v1", option="go")
+    assert (change.choice, change.previous) == ("go", "py")
+    assert change.changed_counters() == ["lang.py", "lang.go"]
+    assert totals(any_store) == {"py": 0, "go": 1}
+    assert any_store.voter_choices("v1", ["lang"]) == {"lang": "go"}
+
+
+@moto_too
+def test_a_retracted_vote_leaves_the_totals_and_the_voters(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py")
+    change = any_store.cast_vote("lang", voter="v1", option=None)
+    assert (change.choice, change.previous, change.counted) == (None, "py", True)
+    assert totals(any_store) == {"py": 0, "go": 0}
+    assert any_store.voter_choices("v1", ["lang"]) == {}
+    assert any_store.poll_voters("lang") == {}
+    assert any_store.cast_vote("lang", voter="v1", option=None).counted is False
+
+
+@moto_too
+def test_a_closed_poll_takes_no_votes(any_store):
+    any_store.create_poll(lang_poll(closed=True))
+    with pytest.raises(PollClosed):
+        any_store.cast_vote("lang", voter="v1", option="py")
+    assert totals(any_store) == {"py": 0, "go": 0}
+    assert any_store.poll_voters("lang") == {}
+
+
+@moto_too
+def test_an_unknown_option_or_poll_is_refused(any_store):
+    any_store.create_poll(lang_poll())
+    with pytest.raises(InvalidInput):
+        any_store.cast_vote("lang", voter="v1", option="cobol")
+    with pytest.raises(UnknownCounter):
+        any_store.cast_vote("nope", voter="v1", option="py")
+    assert any_store.poll_voters("lang") == {}
+
+
+@moto_too
+def test_a_vote_moved_away_from_a_reset_option_leaves_it_at_zero(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py")
+    any_store.reset("lang.py", expected_version=1, actor="staff", reason="test")
+    any_store.cast_vote("lang", voter="v1", option="go")
+    assert totals(any_store) == {"py": 0, "go": 1}
+    any_store.cast_vote("lang", voter="v1", option=None)
+    assert totals(any_store) == {"py": 0, "go": 0}
+
+
+def test_a_claimed_key_records_the_change_and_refuses_reuse(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
+    stored = any_store.stored_reply("v1", "k1")
+    assert (stored.fingerprint, stored.choice, stored.previous) == ("vote-py", "py", None)
+    assert (stored.counted, stored.reply) == (True, None)
+    with pytest.raises(IdempotencyRace):
+        any_store.cast_vote("lang", voter="v1", option="go", claim=claim())
+    assert totals(any_store) == {"py": 1, "go": 0}
+    # Keys belong to their voter: another voter's same key is another record.
+    any_store.cast_vote("lang", voter="v2", option="go", claim=claim())
+    assert totals(any_store) == {"py": 1, "go": 1}
+
+
+def test_a_used_key_answers_race_even_after_the_poll_closed(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
+    any_store.set_poll_closed("lang", closed=True)
+    with pytest.raises(IdempotencyRace):
+        any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
+
+
+def test_a_claim_is_recorded_when_nothing_changed_too(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py")
+    change = any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
+    assert change.counted is False
+    stored = any_store.stored_reply("v1", "k1")
+    assert (stored.choice, stored.previous, stored.counted) == ("py", "py", False)
+
+
+def test_the_first_saved_reply_is_kept(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
+    any_store.save_reply("v1", "k1", {"counted": True, "poll": {"total": 1}})
+    any_store.save_reply("v1", "k1", {"counted": False})
+    assert any_store.stored_reply("v1", "k1").reply == {"counted": True, "poll": {"total": 1}}
+
+
+def test_unknown_keys_have_no_record_and_take_no_reply(any_store):
+    any_store.save_reply("v1", "never-used", {"counted": True})
+    assert any_store.stored_reply("v1", "never-used") is None
+
+
+def test_an_expired_key_is_gone_and_may_be_claimed_again(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py", claim=claim(ttl=-1))
+    assert any_store.stored_reply("v1", "k1") is None
+    live = claim(ttl=3600)
+    assert any_store.stored_reply("v1", "k1", now=live.expires_at - 7200) is not None
+    any_store.cast_vote("lang", voter="v1", option="go", claim=live)
+    assert any_store.stored_reply("v1", "k1").choice == "go"
+    assert any_store.stored_reply("v1", "k1", now=live.expires_at + 1) is None
+
+
+# ---- history ----
+
+
+@moto_too
+def test_buckets_add_up_and_read_back_by_inclusive_range(any_store):
+    expires = int(time.time()) + 3600
+    for bucket, count in (("M#2026-01-01T10:00", 2), ("M#2026-01-01T10:01", 3), ("M#2026-01-01T10:03", 1)):
+        any_store.add_to_bucket("home", bucket, count, expires_at=expires)
+    any_store.add_to_bucket("home", "M#2026-01-01T10:00", 5, expires_at=expires)
+    any_store.add_to_bucket("home", "H#2026-01-01T10", 11, expires_at=expires)
+    any_store.add_to_bucket("docs", "M#2026-01-01T10:01", 9, expires_at=expires)
+    assert any_store.read_buckets("home", first="M#2026-01-01T10:00", last="M#2026-01-01T10:02") == {
+        "M#2026-01-01T10:00": 7,
+        "M#2026-01-01T10:01": 3,
+    }
+    assert any_store.read_buckets("home", first="H#2026-01-01T00", last="H#2026-01-01T23") == {
+        "H#2026-01-01T10": 11
+    }
+    assert any_store.read_buckets("ghost", first="M#", last="M#9") == {}

@@ -1,0 +1,371 @@
+"""An in-process counter store: the whole contract in dictionaries behind one lock, for fast tests.
+
+It gives the answers and raises the errors the DynamoDB store does (tests/unit/store/test_contract.py
+runs both), and keeps nothing across processes or restarts. One lock around every call makes each
+call atomic, as each DynamoDB write or transaction is. Shards only spread DynamoDB's write load: a hot
+counter here keeps one exact value and remembers its shard count, so that its version grows across a
+reset by 1 + shards as it does there (every item's version is bumped).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from counters import conf
+from counters.domain.names import option_counter_name
+from counters.domain.polls import option_counter_definition
+from counters.domain.shards import validate_shards
+from counters.domain.values import (
+    CounterDefinition,
+    CounterState,
+    IdempotencyClaim,
+    PollDefinition,
+    PollOption,
+    ResetRecord,
+    StoredReply,
+    VoteChange,
+)
+from counters.exceptions import (
+    Conflict,
+    IdempotencyRace,
+    InvalidInput,
+    PollClosed,
+    UnknownCounter,
+    VersionConflict,
+)
+from counters.store.base import CounterStore
+
+
+def now_iso() -> str:
+    """Current UTC time as ISO 8601 with milliseconds, the store's `updated_at` format."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class StoredCounter:
+    """One registered counter: its definition, total, version and shard count."""
+
+    definition: CounterDefinition
+    value: int
+    version: int = 0
+    shards: int = 0
+    updated_at: str | None = None
+
+    def add(self, delta: int, now: str) -> None:
+        """Apply one write: the total moves by `delta`, the version by one."""
+        self.value += delta
+        self.version += 1
+        self.updated_at = now
+
+    def written(self) -> CounterState:
+        """What an increment answers: the numbers written (DynamoDB's UPDATED_NEW holds no title)."""
+        return CounterState(
+            name=self.definition.name,
+            kind=self.definition.kind,
+            value=self.value,
+            version=self.version,
+            updated_at=self.updated_at,
+        )
+
+    def state(self) -> CounterState:
+        """What a read answers: the numbers with the counter's title and description."""
+        return replace(self.written(), title=self.definition.title, description=self.definition.description)
+
+
+@dataclass
+class IdempotencyRecord:
+    """What a vote with an Idempotency-Key left behind; `reply` is the first saved answer, as JSON."""
+
+    fingerprint: str
+    choice: str | None
+    previous: str | None
+    counted: bool
+    expires_at: int
+    reply: str | None = None
+
+
+class MemoryCounterStore(CounterStore):
+    """Counters, polls, votes, resets and history of one process, lost when it ends."""
+
+    def __init__(self, *, table: str = "counters") -> None:
+        # Named like the DynamoDB table: code that keys per store (history tallies, sites) reads it.
+        self.table = table
+        self._lock = threading.Lock()
+        self._created = False
+        self._counters: dict[str, StoredCounter] = {}
+        self._polls: dict[str, PollDefinition] = {}
+        self._voters: dict[str, dict[str, str | None]] = {}  # poll -> voter -> option (None: retracted)
+        self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (voter, key)
+        self._buckets: dict[str, dict[str, tuple[int, int]]] = {}  # name -> bucket -> (count, expires_at)
+        self._resets: dict[str, list[ResetRecord]] = {}  # oldest first
+
+    @classmethod
+    def from_settings(cls) -> MemoryCounterStore:
+        """A fresh, empty store named after the settings' table."""
+        return cls(table=conf.table_name())
+
+    def ensure_table(self) -> bool:
+        """Nothing to create; say True once, as a new table would."""
+        with self._lock:
+            created, self._created = not self._created, True
+            return created
+
+    # ---- counters ----
+
+    def define_counter(self, definition: CounterDefinition) -> bool:
+        """Register a counter unless one of that name exists."""
+        if definition.shards:
+            validate_shards(definition.shards)
+        with self._lock:
+            return self._define(definition)
+
+    def _define(self, definition: CounterDefinition) -> bool:
+        """Register a counter (the caller holds the lock); False if the name is taken."""
+        if definition.name in self._counters:
+            return False
+        self._counters[definition.name] = StoredCounter(
+            definition=definition, value=definition.start, shards=definition.shards
+        )
+        return True
+
+    def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
+        """Add `by` (default: the step) to a registered counter of `kind`."""
+        with self._lock:
+            counter = self._counters.get(name)
+            if counter is None or counter.definition.kind != kind:
+                raise UnknownCounter(f"There is no {kind} counter named {name!r}.")
+            counter.add(counter.definition.step if by is None else by, now_iso())
+            return counter.written()
+
+    def get(self, name: str) -> CounterState:
+        """One counter's state."""
+        with self._lock:
+            return self._counter(name).state()
+
+    def _counter(self, name: str) -> StoredCounter:
+        """A registered counter (the caller holds the lock); UnknownCounter otherwise."""
+        counter = self._counters.get(name)
+        if counter is None:
+            raise UnknownCounter(f"There is no counter named {name!r}.")
+        return counter
+
+    def get_many(self, names: Iterable[str]) -> list[CounterState]:
+        """Registered counters among `names`, in the order given, each once."""
+        with self._lock:
+            return [self._counters[n].state() for n in dict.fromkeys(names) if n in self._counters]
+
+    def counter_names(self) -> list[str]:
+        """Every registered name, sorted."""
+        with self._lock:
+            return sorted(self._counters)
+
+    # ---- hot counters ----
+
+    def make_hot(self, name: str, *, shards: int) -> CounterState:
+        """Record a larger shard count; the value stays as it is."""
+        shards = validate_shards(shards)
+        with self._lock:
+            counter = self._counter(name)
+            if shards < counter.shards:
+                raise InvalidInput(f"A hot counter's shards can only grow; {name!r} has {counter.shards}.")
+            counter.shards = shards
+            return counter.state()
+
+    def shard_count(self, name: str) -> int:
+        """The counter's shard count (this store is the only process, so it always knows)."""
+        with self._lock:
+            counter = self._counters.get(name)
+            return counter.shards if counter else 0
+
+    # ---- history ----
+
+    def add_to_bucket(self, name: str, bucket: str, count: int, *, expires_at: int) -> None:
+        """Add to a bucket's count and record when it expires."""
+        with self._lock:
+            buckets = self._buckets.setdefault(name, {})
+            buckets[bucket] = (buckets.get(bucket, (0, 0))[0] + count, expires_at)
+
+    def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
+        """Counts of the buckets from `first` to `last`, compared as their sort keys are."""
+        with self._lock:
+            buckets = self._buckets.get(name, {})
+            return {key: buckets[key][0] for key in sorted(buckets) if first <= key <= last}
+
+    # ---- resets ----
+
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+        """Zero the counter if still at `expected_version` and keep an audit record."""
+        with self._lock:
+            counter = self._counter(name)
+            current = counter.state()
+            if current.version != expected_version:
+                raise VersionConflict(
+                    f"{name} changed: it is now {current.value} at version {current.version}. "
+                    "Look again and confirm the reset.",
+                    current=current,
+                )
+            now = now_iso()
+            # DynamoDB bumps the version of the total and of every shard item.
+            counter.value, counter.version, counter.updated_at = 0, current.version + 1 + counter.shards, now
+            self._resets.setdefault(name, []).append(
+                ResetRecord(
+                    name=name,
+                    at=now,
+                    actor=actor,
+                    reason=reason,
+                    old_value=current.value,
+                    old_version=current.version,
+                    new_version=counter.version,
+                )
+            )
+            return counter.state()
+
+    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+        """The newest `limit` audit records, newest first."""
+        with self._lock:
+            return list(reversed(self._resets.get(name, [])))[:limit]
+
+    # ---- polls ----
+
+    def define_poll(self, poll: PollDefinition) -> bool:
+        """Register the poll unless it exists, and each option's counter unless that exists."""
+        with self._lock:
+            created = poll.id not in self._polls
+            self._polls.setdefault(poll.id, poll)
+            for option in poll.options:
+                self._define(option_counter_definition(poll, option))
+            return created
+
+    def get_poll(self, poll_id: str) -> PollDefinition:
+        """One poll's definition."""
+        with self._lock:
+            return self._poll(poll_id)
+
+    def _poll(self, poll_id: str) -> PollDefinition:
+        """A registered poll (the caller holds the lock); UnknownCounter otherwise."""
+        poll = self._polls.get(poll_id)
+        if poll is None:
+            raise UnknownCounter(f"There is no poll named {poll_id!r}.")
+        return poll
+
+    def list_polls(self) -> list[PollDefinition]:
+        """Every poll, sorted by id."""
+        with self._lock:
+            return [self._polls[poll_id] for poll_id in sorted(self._polls)]
+
+    def create_poll(self, poll: PollDefinition) -> PollDefinition:
+        """Register a new poll and its option counters, or nothing if any of them exists."""
+        with self._lock:
+            if poll.id in self._polls:
+                raise Conflict(f"A poll named {poll.id!r} exists already.")
+            for option in poll.options:
+                if (name := option_counter_name(poll.id, option.id)) in self._counters:
+                    raise Conflict(f"A counter named {name!r} exists already; pick other option ids.")
+            self._polls[poll.id] = poll
+            for option in poll.options:
+                self._define(option_counter_definition(poll, option))
+            return poll
+
+    def add_poll_option(self, poll_id: str, option: PollOption) -> PollDefinition:
+        """Append an option with a new id, and its counter."""
+        with self._lock:
+            poll = self._poll(poll_id)
+            if any(existing.id == option.id for existing in poll.options):
+                raise Conflict(f"Poll {poll_id!r} already has an option {option.id!r}.")
+            if (name := option_counter_name(poll_id, option.id)) in self._counters:
+                raise Conflict(f"A counter named {name!r} exists already; pick another option id.")
+            poll = self._polls[poll_id] = replace(poll, options=(*poll.options, option))
+            self._define(option_counter_definition(poll, option))
+            return poll
+
+    def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
+        """Close or reopen a poll that is the other way now."""
+        with self._lock:
+            poll = self._poll(poll_id)
+            if poll.closed == closed:
+                raise Conflict(f"Poll {poll_id!r} is already {'closed' if closed else 'open'}.")
+            poll = self._polls[poll_id] = replace(poll, closed=closed)
+            return poll
+
+    # ---- votes ----
+
+    def cast_vote(
+        self, poll_id: str, *, voter: str, option: str | None, claim: IdempotencyClaim | None = None
+    ) -> VoteChange:
+        """Move the voter's choice and both totals at once; checks come in DynamoDB's order."""
+        with self._lock:
+            poll = self._poll(poll_id)
+            # A key in use answers from its record even if the poll has closed since.
+            if claim is not None and self._live_record(voter, claim.key, int(time.time())):
+                raise IdempotencyRace
+            if poll.closed:
+                raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
+            if option is not None and option not in {o.id for o in poll.options}:
+                raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
+            voters = self._voters.setdefault(poll_id, {})
+            change = VoteChange(poll=poll, voter=voter, choice=option, previous=voters.get(voter))
+            if change.counted:
+                self._move_vote(change)
+                voters[voter] = option
+            if claim is not None:
+                self._idempotency[(voter, claim.key)] = IdempotencyRecord(
+                    fingerprint=claim.fingerprint,
+                    choice=change.choice,
+                    previous=change.previous,
+                    counted=change.counted,
+                    expires_at=claim.expires_at,
+                )
+            return change
+
+    def _move_vote(self, change: VoteChange) -> None:
+        """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock)."""
+        now = now_iso()
+        if change.choice:
+            self._counters[option_counter_name(change.poll.id, change.choice)].add(1, now)
+        if change.previous:
+            old = self._counters[option_counter_name(change.poll.id, change.previous)]
+            # Staff may have reset the old total: the vote still moves, the total stays at 0 untouched.
+            if old.value >= 1:
+                old.add(-1, now)
+
+    def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
+        """The voter's option in each poll where they hold a vote."""
+        with self._lock:
+            choices = {poll_id: self._voters.get(poll_id, {}).get(voter) for poll_id in poll_ids}
+            return {poll_id: option for poll_id, option in choices.items() if option}
+
+    def poll_voters(self, poll_id: str) -> dict[str, str]:
+        """Every voter holding a vote in the poll, with their option."""
+        with self._lock:
+            return {voter: option for voter, option in self._voters.get(poll_id, {}).items() if option}
+
+    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
+        """The key's record unless it has expired."""
+        with self._lock:
+            record = self._live_record(voter, key, now or int(time.time()))
+            if record is None:
+                return None
+            return StoredReply(
+                fingerprint=record.fingerprint,
+                choice=record.choice,
+                previous=record.previous,
+                counted=record.counted,
+                reply=json.loads(record.reply) if record.reply else None,
+            )
+
+    def _live_record(self, voter: str, key: str, now: int) -> IdempotencyRecord | None:
+        """A key's record if it has not expired by `now` (the caller holds the lock)."""
+        record = self._idempotency.get((voter, key))
+        return record if record is not None and record.expires_at >= now else None
+
+    def save_reply(self, voter: str, key: str, reply: dict) -> None:
+        """Keep the reply as JSON (a copy, as DynamoDB keeps text) unless one is saved already."""
+        with self._lock:
+            record = self._idempotency.get((voter, key))
+            if record is not None and record.reply is None:
+                record.reply = json.dumps(reply, separators=(",", ":"))

@@ -1,0 +1,47 @@
+"""History selector on the memory store: a window of buckets, oldest first, empty ones as 0."""
+
+from __future__ import annotations
+
+import pytest
+
+from counters import selectors
+from counters.domain.buckets import HOUR, MINUTE
+from counters.exceptions import InvalidInput, UnknownCounter
+
+NOW = 1_767_268_800 + 30  # 2026-01-01T12:00:30Z
+
+
+def add(store, resolution, start: int, count: int) -> None:
+    store.add_to_bucket("docs", resolution.key(start), count, expires_at=resolution.expires_at(start))
+
+
+def test_the_last_hour_is_sixty_minutes_with_gaps_as_zero(memory_demo_store):
+    this_minute = MINUTE.start_of(NOW)
+    add(memory_demo_store, MINUTE, this_minute, 4)
+    add(memory_demo_store, MINUTE, this_minute - 59 * 60, 2)
+    add(memory_demo_store, MINUTE, this_minute - 60 * 60, 9)  # one minute before the window
+    history = selectors.counter_history(name="docs", window="1h", now=NOW)
+    assert len(history.counts) == 60
+    assert history.starts[0] == this_minute - 59 * 60 and history.starts[-1] == this_minute
+    assert (history.counts[0], history.counts[-1], sum(history.counts)) == (2, 4, 6)
+    body = history.as_dict()
+    assert (body["resolution"], body["total"], body["points"][-1]) == (
+        "minute",
+        6,
+        {"start": "2026-01-01T12:00:00Z", "count": 4},
+    )
+
+
+def test_ninety_days_are_read_by_the_hour(memory_demo_store):
+    add(memory_demo_store, HOUR, HOUR.start_of(NOW) - 3600, 7)
+    add(memory_demo_store, MINUTE, MINUTE.start_of(NOW), 5)  # minute buckets are not part of it
+    history = selectors.counter_history(name="docs", window="90d", now=NOW)
+    assert len(history.counts) == 90 * 24
+    assert history.counts[-2:] == (7, 0)
+
+
+def test_history_of_an_unknown_counter_or_window_is_refused(memory_demo_store):
+    with pytest.raises(UnknownCounter):
+        selectors.counter_history(name="ghost", window="1h", now=NOW)
+    with pytest.raises(InvalidInput):
+        selectors.counter_history(name="docs", window="1y", now=NOW)
