@@ -7,7 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from counters.domain.names import option_counter_name
+from counters.domain.shards import validate_shards
 from counters.domain.values import (
     CounterDefinition,
     CounterState,
@@ -19,12 +19,8 @@ from counters.domain.values import (
     VoteChange,
     VoterRecord,
 )
-from counters.exceptions import InvalidInput
 from counters.store.dynamodb import schema as s
 from counters.store.dynamodb.schema import as_int, as_str, optional_str
-
-# One transaction covers the total, every shard and the audit record (DynamoDB allows 100 items).
-MAX_SHARDS = 64
 
 
 def now_iso() -> str:
@@ -77,13 +73,6 @@ def summed_state(name: str, items: list[dict[str, Any]]) -> CounterState:
 def name_from_counter_pk(item: dict[str, Any]) -> str:
     """The counter name in an item's `C#<name>` partition key."""
     return item[s.PK]["S"].removeprefix(s.COUNTER_PK_PREFIX)
-
-
-def validate_shards(shards: object) -> int:
-    """Return a valid shard count or raise InvalidInput."""
-    if not isinstance(shards, int) or isinstance(shards, bool) or not 1 <= shards <= MAX_SHARDS:
-        raise InvalidInput(f"A hot counter has 1 to {MAX_SHARDS} shards.")
-    return shards
 
 
 def shard_item(name: str, index: int, *, kind: str, step: dict[str, Any], epoch: int, now: str) -> dict:
@@ -195,15 +184,6 @@ def poll_from_item(item: dict[str, Any]) -> PollDefinition:
         question=as_str(item.get(s.QUESTION)),
         options=options,
         closed=bool(item.get(s.CLOSED, {}).get("BOOL", False)),
-    )
-
-
-def option_definition(poll: PollDefinition, option: PollOption) -> CounterDefinition:
-    """The votes counter of one poll option."""
-    return CounterDefinition(
-        name=option_counter_name(poll.id, option.id),
-        kind="votes",
-        title=f"{poll.question} — {option.label}",
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from counters.domain.names import option_counter_name
+from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollDefinition, PollOption
 from counters.exceptions import Conflict, StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import counters, items
@@ -34,7 +35,7 @@ def define_poll(table: Table, poll: PollDefinition) -> bool:
     """Register the poll, then a votes counter per option (each idempotent)."""
     created = counters.put_once(table, [items.poll_item(poll, items.now_iso())])
     for option in poll.options:
-        counters.define(table, items.option_definition(poll, option))
+        counters.define(table, option_counter_definition(poll, option))
     return created
 
 
@@ -59,7 +60,7 @@ def create_poll(table: Table, poll: PollDefinition) -> PollDefinition:
     now = items.now_iso()
     new_items = [items.poll_item(poll, now)]
     for option in poll.options:
-        new_items.extend(items.counter_items(items.option_definition(poll, option), now))
+        new_items.extend(items.counter_items(option_counter_definition(poll, option), now))
     failed = transact(table, [table.put_new_entry(item) for item in new_items])
     if failed is not None:
         if failed == 0:
@@ -89,7 +90,8 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
         },
     )
     counter = [
-        table.put_new_entry(item) for item in items.counter_items(items.option_definition(poll, option), now)
+        table.put_new_entry(item)
+        for item in items.counter_items(option_counter_definition(poll, option), now)
     ]
     failed = transact(table, [append, *counter])
     if failed == 0:

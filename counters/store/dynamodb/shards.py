@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from counters.domain.shards import validate_shards
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import items
@@ -88,7 +89,7 @@ def counter_items(table: Table, name: str) -> list[dict[str, Any]]:
 
 def make_hot(table: Table, view: ShardView, name: str, *, shards: int) -> CounterState:
     """Convert a counter to `shards` shards (or add shards) in one transaction, keeping its count."""
-    shards = items.validate_shards(shards)
+    shards = validate_shards(shards)
     total = total_item(table, name)
     current = as_int(total.get(s.SHARDS))
     if shards < current:
