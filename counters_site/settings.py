@@ -65,6 +65,7 @@ WSGI_APPLICATION = None
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # The site's own templates (its base layout) are found before the apps', so they override them.
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
@@ -102,6 +103,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# The site's look and favicon; the counters app's scripts and styles come from counters/static/.
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = COUNTERS_DATA_DIR / "static"
 # Serve static files from the app dirs directly under daphne too, no collectstatic step needed.

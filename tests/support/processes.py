@@ -40,7 +40,11 @@ def site_environment(**overrides: str) -> dict[str, str]:
 
 
 class SiteProcess:
-    """A real site on 127.0.0.1:<port>, served by daphne (default) or `manage.py runserver`."""
+    """A real site on 127.0.0.1:<port>, served by daphne (default) or `manage.py runserver`.
+
+    By default the demo site of this repository; `python`, `cwd` and `application` serve another
+    project (e.g. one that installed the app's wheel in a virtualenv of its own).
+    """
 
     def __init__(
         self,
@@ -49,11 +53,17 @@ class SiteProcess:
         log_path: Path,
         server: str = "daphne",
         port: int | None = None,
+        python: str = sys.executable,
+        cwd: Path = PROJECT_DIR,
+        application: str = "counters_site.asgi:application",
     ) -> None:
         self.env = dict(env)
         self.log_path = log_path
         self.server = server
         self.port = port or free_port()
+        self.python = python
+        self.cwd = cwd
+        self.application = application
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -64,23 +74,23 @@ class SiteProcess:
     def command(self) -> list[str]:
         """The command line that serves the site."""
         if self.server == "runserver":
-            return [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"]
+            return [self.python, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"]
         return [
-            sys.executable,
+            self.python,
             "-m",
             "daphne",
             "-b",
             "127.0.0.1",
             "-p",
             str(self.port),
-            "counters_site.asgi:application",
+            self.application,
         ]
 
     def migrate(self) -> None:
         """Create the SQLite schema the site's sessions and admin need."""
         subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=PROJECT_DIR,
+            [self.python, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=self.cwd,
             env=self.env,
             check=True,
         )
@@ -90,7 +100,7 @@ class SiteProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         self.process = subprocess.Popen(
-            self.command(), cwd=PROJECT_DIR, env=self.env, stdout=log, stderr=subprocess.STDOUT
+            self.command(), cwd=self.cwd, env=self.env, stdout=log, stderr=subprocess.STDOUT
         )
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
