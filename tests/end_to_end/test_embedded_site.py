@@ -58,9 +58,11 @@ def test_concurrent_views_are_exact_and_survive_a_restart(data_dir, tmp_path):
     env = embedded_env(data_dir)
     site = SiteProcess(env=env, log_path=tmp_path / "site.log")
     site.migrate()
+    # As the quick start does: counters_init starts DynamoDB Local, creates the table, seeds the demo.
+    assert "ready with the demo pages and polls." in manage(env, "counters_init")
     with site:
         running = local.status(data_dir)
-        assert running is not None, "the site should have started DynamoDB Local"
+        assert running is not None, "the embedded DynamoDB Local should be running for the site"
         before = page_count(site, "welcome")
 
         def browse(_: int) -> list[int]:
@@ -93,6 +95,7 @@ def test_runserver_autoreloader_starts_one_store(data_dir, tmp_path):
         f"127.0.0.1:{site.port}",
     ]  # with reloader
     site.migrate()
+    manage(env, "counters_init")
     with site:
         requests.get(f"{site.url}/pages/docs/", timeout=10).raise_for_status()
         pids = subprocess.run(
