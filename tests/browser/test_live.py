@@ -31,6 +31,14 @@ WATCH_HIGHLIGHTS = """() => {
   })).observe(document.body, {subtree: true, attributes: true, attributeFilter: ['class']});
 }"""
 
+OFFER_STALE = """() => {
+  const heard = [];
+  const stop = LiveCounters.subscribe(message => heard.push(message));
+  const applied = LiveCounters.offer([{name: 'welcome', value: 99, version: 1}]);
+  stop();
+  return {applied, heard};
+}"""
+
 
 def wait_state(page: Page, state: str, timeout: float) -> None:
     page.wait_for_selector(f'#connection[data-state="{state}"]', timeout=timeout)
@@ -75,11 +83,9 @@ def test_two_dashboards_follow_views_and_recover_after_a_restart(demo_store, dyn
                 for page in dashboards:
                     assert "welcome" in page.evaluate("window.highlighted")
 
-                # An older version never replaces a newer one, whatever its value.
-                stale = dashboards[0].evaluate(
-                    "LiveCounters.apply([{name: 'welcome', value: 99, version: 1}])"
-                )
-                assert stale == []
+                # An older version never replaces a newer one, whatever its value, nor reaches subscribers.
+                stale = dashboards[0].evaluate(OFFER_STALE)
+                assert stale == {"applied": [], "heard": []}
                 assert dashboards[0].evaluate(SHOWN)["welcome"] == "1"
 
                 site.stop()

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 import requests
+from django.http import HttpResponse
 
+from counters.web.content_policy import WebsocketHostCSPMiddleware
 from tests.support.processes import PROJECT_DIR, SiteProcess
 from tests.support.site import site_env_for
 
@@ -52,6 +54,36 @@ def test_every_response_carries_the_security_headers(site):
         host = f"127.0.0.1:{site.port}"
         assert csp["connect-src"] == ["'self'", f"ws://{host}", f"wss://{host}"], path
         assert csp["frame-ancestors"] == ["'none'"], path
+
+
+def test_the_whole_policy_names_the_pages_own_websocket_host(rf):
+    middleware = WebsocketHostCSPMiddleware(lambda request: HttpResponse())
+
+    header = middleware(rf.get("/", HTTP_HOST="localhost:8000"))["Content-Security-Policy"]
+
+    assert csp_directives(header) == {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'", "ws://localhost:8000", "wss://localhost:8000"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+
+
+@pytest.mark.processes
+def test_a_rejected_host_gets_the_policy_without_naming_that_host(site):
+    response = requests.get(f"{site.url}/", headers={"Host": "attacker.example"}, timeout=30)
+
+    assert response.status_code == 400
+    csp = csp_directives(response.headers["Content-Security-Policy"])
+    assert csp["connect-src"] == ["'self'"]
+    assert csp["frame-ancestors"] == ["'none'"]
+    assert "attacker.example" not in response.headers["Content-Security-Policy"]
 
 
 @pytest.mark.processes

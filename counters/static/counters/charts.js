@@ -2,15 +2,15 @@
  * - a sparkline per counter: views per minute over the last hour;
  * - a larger chart of the last 48 hours for the counter chosen in #history-counter;
  * - poll results as horizontal bars.
- * With the live push present (window.LiveCounters.subscribe), each update extends the current
- * minute by the number of writes it stands for (its version step) and moves the poll bars. */
+ * It subscribes to window.LiveCounters (live.js), which passes on only states newer than the page
+ * held, with the state before: each extends the current minute by the writes it stands for (its
+ * version step) and moves the poll bars. */
 (function () {
   "use strict";
 
   var SVG_NS = "http://www.w3.org/2000/svg";
   var ROLL_MS = 15000; // move the time axis along even when nothing is counted
   var series = {}; // "<name>|<window>" -> {name, window, bucket, starts, counts, svg, draw}
-  var seen = {}; // counter -> {value, version}: the newest state this page has shown
 
   function svgEl(tag, attrs, parent) {
     var node = document.createElementNS(SVG_NS, tag);
@@ -153,19 +153,10 @@
   }
 
   /* ---- live updates ---- */
-  function updatesIn(message) {
-    if (!message) return [];
-    if (Array.isArray(message)) return message;
-    if (Array.isArray(message.counters)) return message.counters;
-    return message.name ? [message] : [];
-  }
-
   function onUpdate(message) {
     var now = Date.now() / 1000;
-    updatesIn(message).forEach(function (update) {
-      var previous = seen[update.name];
-      if (previous && update.version <= previous.version) return; // late or repeated: already shown
-      seen[update.name] = { value: update.value, version: update.version };
+    message.counters.forEach(function (update) {
+      var previous = update.previous;
       // Each write is one version step; a fall in value is a reset, not views.
       var writes = previous && update.value >= previous.value ? update.version - previous.version : 0;
       Object.keys(series).forEach(function (key) {
@@ -184,17 +175,7 @@
     });
   }
 
-  function rememberShown() {
-    document.querySelectorAll("[data-counter][data-version]").forEach(function (node) {
-      var name = node.getAttribute("data-counter");
-      var version = Number(node.getAttribute("data-version"));
-      var value = Number((node.textContent || "").replace(/[^0-9-]/g, ""));
-      if (version >= 0 && (!seen[name] || version > seen[name].version)) seen[name] = { value: value, version: version };
-    });
-  }
-
   function start() {
-    rememberShown();
     document.querySelectorAll("svg[data-poll-bars]").forEach(drawPoll);
     document.querySelectorAll("svg[data-sparkline]").forEach(function (svg) {
       load(svg, svg.getAttribute("data-sparkline"), "1h", drawSparkline).catch(function () {
@@ -217,9 +198,7 @@
       picker.addEventListener("change", show);
       if (picker.value) show();
     }
-    if (window.LiveCounters && typeof window.LiveCounters.subscribe === "function") {
-      window.LiveCounters.subscribe(onUpdate);
-    }
+    if (window.LiveCounters) window.LiveCounters.subscribe(onUpdate);
     window.setInterval(function () {
       var now = Date.now() / 1000;
       Object.keys(series).forEach(function (key) {
@@ -229,7 +208,6 @@
     }, ROLL_MS);
   }
 
-  window.CounterCharts = { onUpdate: onUpdate };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

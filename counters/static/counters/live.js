@@ -1,15 +1,23 @@
-/* Live counters in the browser: one websocket to /ws/counters/ per page.
- * - The server sends {"type":"snapshot"} on connect, then {"type":"update"} at most ~10 times a second.
- * - A counter is applied only if its version is newer than the one shown, so late or reordered
- *   frames (several workers, a reconnect) never bring back an old total.
+/* Live counters in the browser: the one owner of "show only a newer version" on the page.
+ * - One websocket to /ws/counters/ per page. The server sends {"type":"snapshot"} on connect, then
+ *   {"type":"update"} at most ~10 times a second.
+ * - The highest version per counter is kept here, and a state is applied only if its version is newer,
+ *   so late or reordered frames (several workers, a reconnect, a slow API answer) never bring back an
+ *   old total. Other scripts never compare versions: they offer states and subscribe to what applied.
  * - Every [data-counter] element with an older data-version gets the new value and a short highlight.
  * - #connection shows "connecting", "live" or "reconnecting"; a lost socket is reopened with
  *   exponential backoff and full jitter, and the fresh snapshot resyncs the page.
- * API: window.LiveCounters.subscribe(fn) -> unsubscribe; fn({type, counters}) gets each applied
- * message (only the counters that changed). LiveCounters.apply(counters) feeds states from elsewhere
- * (e.g. an API answer) through the same version rule; LiveCounters.get(name) -> {value, version}. */
+ * API (window.LiveCounters):
+ * - subscribe(fn) -> unsubscribe; fn({type, counters}) gets each applied batch, only the counters that
+ *   were newer, each as {name, value, version, previous} (previous: the {value, version} held before, or null);
+ * - offer(states) feeds states from elsewhere (e.g. a vote's HTTP answer: one state, a list, or
+ *   {counters}) through the same rule and returns those applied; apply is the same function;
+ * - get(name) -> {value, version} or null; state() -> the connection state. */
 (function () {
   "use strict";
+
+  // Loaded twice (a page's own tag and an embedded poll's): one socket and one version map.
+  if (window.LiveCounters) return;
 
   var PATH = "/ws/counters/";
   var FIRST_DELAY_MS = 500;
@@ -67,12 +75,11 @@
     var applied = [];
     (counters || []).forEach(function (counter) {
       if (!counter || typeof counter.name !== "string" || typeof counter.version !== "number") return;
-      var previous = known[counter.name];
+      var previous = known[counter.name] || null;
       if (previous && counter.version <= previous.version) return;
       known[counter.name] = { value: counter.value, version: counter.version };
-      var fresh = { name: counter.name, value: counter.value, version: counter.version };
-      render(fresh);
-      applied.push(fresh);
+      render(counter);
+      applied.push({ name: counter.name, value: counter.value, version: counter.version, previous: previous });
     });
     if (applied.length) {
       var message = { type: type || "update", counters: applied };
@@ -85,6 +92,14 @@
       });
     }
     return applied;
+  }
+
+  /* States from outside the socket, in any of the shapes the site's answers carry. */
+  function offer(states) {
+    if (!states) return [];
+    if (Array.isArray(states)) return apply(states, "update");
+    if (Array.isArray(states.counters)) return apply(states.counters, "update");
+    return apply([states], "update");
   }
 
   function socketUrl() {
@@ -150,9 +165,8 @@
         subscribers = subscribers.filter(function (other) { return other !== fn; });
       };
     },
-    apply: function (counters) {
-      return apply(Array.isArray(counters) ? counters : (counters && counters.counters) || [], "update");
-    },
+    offer: offer,
+    apply: offer, // the earlier name, kept for pages written against it
     get: function (name) {
       return known[name] ? { value: known[name].value, version: known[name].version } : null;
     },

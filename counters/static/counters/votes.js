@@ -1,8 +1,8 @@
 /* Vote buttons of polls (`{% poll %}`): POST/DELETE /api/polls/<poll>/vote with a fresh
  * Idempotency-Key per click (resent unchanged on a network failure or 503, so a retry counts once),
- * mark the visitor's choice, and apply the answer's totals to every [data-counter] whose shown
- * version is older. With the live push (window.LiveCounters.subscribe) other visitors' votes land
- * the same way. No inline code: everything hangs off data attributes. */
+ * mark the visitor's choice, and offer the answer's totals to window.LiveCounters (live.js, loaded
+ * before this script), which shows them unless the live push already brought newer ones; other
+ * visitors' votes arrive through the same object. No inline code: everything hangs off data attributes. */
 (function () {
   "use strict";
 
@@ -18,21 +18,9 @@
     return found ? decodeURIComponent(found.slice(name.length + 1)) : "";
   }
 
-  /* Show each counter's newest state: a lower or equal version is late news and is ignored. */
-  function applyCounters(updates) {
-    (updates || []).forEach(function (update) {
-      document.querySelectorAll("[data-counter]").forEach(function (node) {
-        if (node.getAttribute("data-counter") !== update.name) return;
-        if (Number(node.getAttribute("data-version")) >= update.version) return;
-        node.textContent = String(update.value);
-        node.setAttribute("data-version", String(update.version));
-        node.classList.add("changed");
-        window.setTimeout(function () { node.classList.remove("changed"); }, 600);
-      });
-    });
-    if (window.CounterCharts && typeof window.CounterCharts.onUpdate === "function") {
-      window.CounterCharts.onUpdate({ counters: updates });
-    }
+  /* Hand the answer's totals to the page's one keeper of versions: it decides what is newer. */
+  function offer(states) {
+    if (window.LiveCounters) window.LiveCounters.offer(states);
   }
 
   function setStatus(poll, text, kind) {
@@ -72,7 +60,7 @@
 
   function apply(poll, body) {
     var options = (body.poll && body.poll.options) || [];
-    applyCounters(options.map(function (o) { return { name: o.counter, value: o.votes, version: o.version }; }));
+    offer(options.map(function (o) { return { name: o.counter, value: o.votes, version: o.version }; }));
     markChoice(poll, body.choice);
     if (body.choice) setStatus(poll, "Your vote: " + labelOf(poll, body.choice) + ".", "ok");
     else setStatus(poll, body.counted ? "Your vote was withdrawn." : "You have not voted in this poll.", "ok");
@@ -144,14 +132,8 @@
     document.querySelectorAll("[data-poll][data-vote-url]").forEach(function (poll) {
       poll.setAttribute("data-ready", "true");
     });
-    if (window.LiveCounters && typeof window.LiveCounters.subscribe === "function") {
-      window.LiveCounters.subscribe(function (message) {
-        applyCounters((message && message.counters) || []);
-      });
-    }
   }
 
-  window.CounterVotes = { applyCounters: applyCounters };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
