@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.core.cache import caches
+from django.core.cache.backends.locmem import LocMemCache
 
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState, ResetRecord
 from counters.store import get_store
 
 PAGE_META_SECONDS = 60
+# This process's own memory, whatever CACHES says: a page must not depend on Redis (live updates only),
+# and a project adding the app needs no cache alias of ours.
+PAGE_META_CACHE = LocMemCache("counters-page-meta", {"OPTIONS": {"MAX_ENTRIES": 10_000}})
 
 
 @dataclass(frozen=True)
@@ -51,11 +54,9 @@ def counter_get(*, name: str) -> CounterState:
 def page_meta(*, slug: str) -> PageMeta:
     """Title and description of a page, cached briefly so a counted page costs one write."""
     key = f"counters:page-meta:{validate_slug(slug)}"
-    # A process-local cache: a page must not depend on Redis, which only carries live updates.
-    local = caches["local"]
-    meta = local.get(key)
+    meta = PAGE_META_CACHE.get(key)
     if meta is None:
         state = get_store().get(slug)
         meta = PageMeta(slug=slug, title=state.title or slug, description=state.description)
-        local.set(key, meta, PAGE_META_SECONDS)
+        PAGE_META_CACHE.set(key, meta, PAGE_META_SECONDS)
     return meta

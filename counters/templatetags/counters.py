@@ -54,5 +54,10 @@ def poll(context, poll: selectors.PollTotals | str, choices: dict[str, str] | No
 
 @register.simple_tag
 def poll_script() -> str:
-    """The script tag of the vote buttons (once per page, deferred, no inline code)."""
-    return format_html('<script src="{}" defer></script>', static("counters/votes.js"))
+    """The scripts of the vote buttons: live.js (totals, versions) then votes.js; deferred, no inline code."""
+    # live.js ignores a second load, so a page that extends counters/base.html may use this too.
+    return format_html(
+        '<script src="{}" defer></script><script src="{}" defer></script>',
+        static("counters/live.js"),
+        static("counters/votes.js"),
+    )

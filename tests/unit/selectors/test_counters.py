@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.core.cache import caches
 
 from counters import selectors
 from counters.exceptions import InvalidInput, UnknownCounter
+from counters.selectors.counters import PAGE_META_CACHE
 
 
 def names(states) -> list[str]:
@@ -49,6 +49,6 @@ def test_counter_resets_are_newest_first_and_limited(memory_demo_store):
 
 
 def test_page_meta_shows_the_pages_title_and_description(memory_demo_store):
-    caches["local"].clear()  # titles are cached per process; another test's store may have filled it
+    PAGE_META_CACHE.clear()  # titles are cached per process; another test's store may have filled it
     meta = selectors.page_meta(slug="docs")
     assert (meta.title, meta.description) == ("Documentation", "How the counters work, in short.")
