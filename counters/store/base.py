@@ -10,16 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
-from counters.domain.values import (
-    CounterDefinition,
-    CounterState,
-    IdempotencyClaim,
-    PollDefinition,
-    PollOption,
-    ResetRecord,
-    StoredReply,
-    VoteChange,
-)
+from counters.domain import values
 
 
 class CounterStore(ABC):
@@ -42,35 +33,35 @@ class CounterStore(ABC):
     # ---- counters ----
 
     @abstractmethod
-    def define_counter(self, definition: CounterDefinition) -> bool:
+    def define_counter(self, definition: values.CounterDefinition) -> bool:
         """Register a counter once; return False if it already existed (it is left as it is)."""
 
     # The answer carries what the write returns (value, version, updated_at); DynamoDB's holds no title
     # or description for a plain counter, so callers read those with `get`.
     @abstractmethod
-    def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
+    def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add `by` (default: the counter's step) to a registered counter of `kind` in one write."""
 
     @abstractmethod
-    def get(self, name: str) -> CounterState:
+    def get(self, name: str) -> values.CounterState:
         """Read one counter; raise UnknownCounter if it is not registered."""
 
     @abstractmethod
-    def get_many(self, names: Iterable[str]) -> list[CounterState]:
+    def get_many(self, names: Iterable[str]) -> list[values.CounterState]:
         """Read several registered counters at once, in the order given; unknown names are left out."""
 
     @abstractmethod
     def counter_names(self) -> list[str]:
         """Names of every registered counter, sorted."""
 
-    def list_counters(self) -> list[CounterState]:
+    def list_counters(self) -> list[values.CounterState]:
         """Read every registered counter."""
         return self.get_many(self.counter_names())
 
     # ---- hot counters ----
 
     @abstractmethod
-    def make_hot(self, name: str, *, shards: int) -> CounterState:
+    def make_hot(self, name: str, *, shards: int) -> values.CounterState:
         """Spread a counter's writes over `shards` shard items (never fewer than now), keeping its count."""
 
     @abstractmethod
@@ -90,48 +81,48 @@ class CounterStore(ABC):
     # ---- resets ----
 
     @abstractmethod
-    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> values.CounterState:
         """Set a counter (every shard of it) to 0 if still at `expected_version`, with an audit record.
 
         VersionConflict (carrying the current state) if the counter moved on.
         """
 
     @abstractmethod
-    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+    def reset_history(self, name: str, *, limit: int = 50) -> list[values.ResetRecord]:
         """A counter's audit records of applied resets, newest first."""
 
     # ---- polls ----
 
     @abstractmethod
-    def define_poll(self, poll: PollDefinition) -> bool:
+    def define_poll(self, poll: values.PollDefinition) -> bool:
         """Register a poll and a votes counter per option; return False if it already existed."""
 
     @abstractmethod
-    def get_poll(self, poll_id: str) -> PollDefinition:
+    def get_poll(self, poll_id: str) -> values.PollDefinition:
         """Read one poll's definition; raise UnknownCounter if unknown."""
 
     @abstractmethod
-    def list_polls(self) -> list[PollDefinition]:
+    def list_polls(self) -> list[values.PollDefinition]:
         """Every registered poll, sorted by id."""
 
     @abstractmethod
-    def create_poll(self, poll: PollDefinition) -> PollDefinition:
+    def create_poll(self, poll: values.PollDefinition) -> values.PollDefinition:
         """Register a new poll and its option counters in one write; Conflict if any of them exists."""
 
     @abstractmethod
-    def add_poll_option(self, poll_id: str, option: PollOption) -> PollDefinition:
+    def add_poll_option(self, poll_id: str, option: values.PollOption) -> values.PollDefinition:
         """Append an option (and its counter) to a poll, only if its id is new; return the poll."""
 
     @abstractmethod
-    def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
+    def set_poll_closed(self, poll_id: str, *, closed: bool) -> values.PollDefinition:
         """Close or reopen a poll, only if it is not so already (Conflict); return the poll."""
 
     # ---- votes ----
 
     @abstractmethod
     def cast_vote(
-        self, poll_id: str, *, voter: str, option: str | None, claim: IdempotencyClaim | None = None
-    ) -> VoteChange:
+        self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
+    ) -> values.VoteChange:
         """Make `option` the voter's choice (None retracts) in one atomic change of voter and totals.
 
         With a `claim`, the change also records the Idempotency-Key; IdempotencyRace if that key is
@@ -148,7 +139,7 @@ class CounterStore(ABC):
         """Every voter holding a vote in a poll, with their option."""
 
     @abstractmethod
-    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
+    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
         """The live (unexpired) idempotency record of a voter's key, or None."""
 
     @abstractmethod

@@ -14,22 +14,13 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 
 from counters import conf
+from counters.domain import values
+from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
 from counters.domain.polls import option_counter_definition
 from counters.domain.shards import validate_shards
-from counters.domain.values import (
-    CounterDefinition,
-    CounterState,
-    IdempotencyClaim,
-    PollDefinition,
-    PollOption,
-    ResetRecord,
-    StoredReply,
-    VoteChange,
-)
 from counters.exceptions import (
     Conflict,
     IdempotencyRace,
@@ -41,16 +32,11 @@ from counters.exceptions import (
 from counters.store.base import CounterStore
 
 
-def now_iso() -> str:
-    """Current UTC time as ISO 8601 with milliseconds, the store's `updated_at` format."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 @dataclass
 class StoredCounter:
     """One registered counter: its definition, total, version and shard count."""
 
-    definition: CounterDefinition
+    definition: values.CounterDefinition
     value: int
     version: int = 0
     shards: int = 0
@@ -62,9 +48,9 @@ class StoredCounter:
         self.version += 1
         self.updated_at = now
 
-    def written(self) -> CounterState:
+    def written(self) -> values.CounterState:
         """What an increment answers: the numbers written (DynamoDB's UPDATED_NEW holds no title)."""
-        return CounterState(
+        return values.CounterState(
             name=self.definition.name,
             kind=self.definition.kind,
             value=self.value,
@@ -72,7 +58,7 @@ class StoredCounter:
             updated_at=self.updated_at,
         )
 
-    def state(self) -> CounterState:
+    def state(self) -> values.CounterState:
         """What a read answers: the numbers with the counter's title and description."""
         return replace(self.written(), title=self.definition.title, description=self.definition.description)
 
@@ -98,11 +84,11 @@ class MemoryCounterStore(CounterStore):
         self._lock = threading.Lock()
         self._created = False
         self._counters: dict[str, StoredCounter] = {}
-        self._polls: dict[str, PollDefinition] = {}
+        self._polls: dict[str, values.PollDefinition] = {}
         self._voters: dict[str, dict[str, str | None]] = {}  # poll -> voter -> option (None: retracted)
         self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (voter, key)
         self._buckets: dict[str, dict[str, tuple[int, int]]] = {}  # name -> bucket -> (count, expires_at)
-        self._resets: dict[str, list[ResetRecord]] = {}  # oldest first
+        self._resets: dict[str, list[values.ResetRecord]] = {}  # oldest first
 
     @classmethod
     def from_settings(cls) -> MemoryCounterStore:
@@ -117,14 +103,14 @@ class MemoryCounterStore(CounterStore):
 
     # ---- counters ----
 
-    def define_counter(self, definition: CounterDefinition) -> bool:
+    def define_counter(self, definition: values.CounterDefinition) -> bool:
         """Register a counter unless one of that name exists."""
         if definition.shards:
             validate_shards(definition.shards)
         with self._lock:
             return self._define(definition)
 
-    def _define(self, definition: CounterDefinition) -> bool:
+    def _define(self, definition: values.CounterDefinition) -> bool:
         """Register a counter (the caller holds the lock); False if the name is taken."""
         if definition.name in self._counters:
             return False
@@ -133,7 +119,7 @@ class MemoryCounterStore(CounterStore):
         )
         return True
 
-    def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
+    def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add `by` (default: the step) to a registered counter of `kind`."""
         with self._lock:
             counter = self._counters.get(name)
@@ -142,7 +128,7 @@ class MemoryCounterStore(CounterStore):
             counter.add(counter.definition.step if by is None else by, now_iso())
             return counter.written()
 
-    def get(self, name: str) -> CounterState:
+    def get(self, name: str) -> values.CounterState:
         """One counter's state."""
         with self._lock:
             return self._counter(name).state()
@@ -154,7 +140,7 @@ class MemoryCounterStore(CounterStore):
             raise UnknownCounter(f"There is no counter named {name!r}.")
         return counter
 
-    def get_many(self, names: Iterable[str]) -> list[CounterState]:
+    def get_many(self, names: Iterable[str]) -> list[values.CounterState]:
         """Registered counters among `names`, in the order given, each once."""
         with self._lock:
             return [self._counters[n].state() for n in dict.fromkeys(names) if n in self._counters]
@@ -166,7 +152,7 @@ class MemoryCounterStore(CounterStore):
 
     # ---- hot counters ----
 
-    def make_hot(self, name: str, *, shards: int) -> CounterState:
+    def make_hot(self, name: str, *, shards: int) -> values.CounterState:
         """Record a larger shard count; the value stays as it is."""
         shards = validate_shards(shards)
         with self._lock:
@@ -198,7 +184,7 @@ class MemoryCounterStore(CounterStore):
 
     # ---- resets ----
 
-    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> values.CounterState:
         """Zero the counter if still at `expected_version` and keep an audit record."""
         with self._lock:
             counter = self._counter(name)
@@ -213,7 +199,7 @@ class MemoryCounterStore(CounterStore):
             # DynamoDB bumps the version of the total and of every shard item.
             counter.value, counter.version, counter.updated_at = 0, current.version + 1 + counter.shards, now
             self._resets.setdefault(name, []).append(
-                ResetRecord(
+                values.ResetRecord(
                     name=name,
                     at=now,
                     actor=actor,
@@ -225,14 +211,14 @@ class MemoryCounterStore(CounterStore):
             )
             return counter.state()
 
-    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+    def reset_history(self, name: str, *, limit: int = 50) -> list[values.ResetRecord]:
         """The newest `limit` audit records, newest first."""
         with self._lock:
             return list(reversed(self._resets.get(name, [])))[:limit]
 
     # ---- polls ----
 
-    def define_poll(self, poll: PollDefinition) -> bool:
+    def define_poll(self, poll: values.PollDefinition) -> bool:
         """Register the poll unless it exists, and each option's counter unless that exists."""
         with self._lock:
             created = poll.id not in self._polls
@@ -241,24 +227,24 @@ class MemoryCounterStore(CounterStore):
                 self._define(option_counter_definition(poll, option))
             return created
 
-    def get_poll(self, poll_id: str) -> PollDefinition:
+    def get_poll(self, poll_id: str) -> values.PollDefinition:
         """One poll's definition."""
         with self._lock:
             return self._poll(poll_id)
 
-    def _poll(self, poll_id: str) -> PollDefinition:
+    def _poll(self, poll_id: str) -> values.PollDefinition:
         """A registered poll (the caller holds the lock); UnknownCounter otherwise."""
         poll = self._polls.get(poll_id)
         if poll is None:
             raise UnknownCounter(f"There is no poll named {poll_id!r}.")
         return poll
 
-    def list_polls(self) -> list[PollDefinition]:
+    def list_polls(self) -> list[values.PollDefinition]:
         """Every poll, sorted by id."""
         with self._lock:
             return [self._polls[poll_id] for poll_id in sorted(self._polls)]
 
-    def create_poll(self, poll: PollDefinition) -> PollDefinition:
+    def create_poll(self, poll: values.PollDefinition) -> values.PollDefinition:
         """Register a new poll and its option counters, or nothing if any of them exists."""
         with self._lock:
             if poll.id in self._polls:
@@ -271,7 +257,7 @@ class MemoryCounterStore(CounterStore):
                 self._define(option_counter_definition(poll, option))
             return poll
 
-    def add_poll_option(self, poll_id: str, option: PollOption) -> PollDefinition:
+    def add_poll_option(self, poll_id: str, option: values.PollOption) -> values.PollDefinition:
         """Append an option with a new id, and its counter."""
         with self._lock:
             poll = self._poll(poll_id)
@@ -283,7 +269,7 @@ class MemoryCounterStore(CounterStore):
             self._define(option_counter_definition(poll, option))
             return poll
 
-    def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
+    def set_poll_closed(self, poll_id: str, *, closed: bool) -> values.PollDefinition:
         """Close or reopen a poll that is the other way now."""
         with self._lock:
             poll = self._poll(poll_id)
@@ -295,8 +281,8 @@ class MemoryCounterStore(CounterStore):
     # ---- votes ----
 
     def cast_vote(
-        self, poll_id: str, *, voter: str, option: str | None, claim: IdempotencyClaim | None = None
-    ) -> VoteChange:
+        self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
+    ) -> values.VoteChange:
         """Move the voter's choice and both totals at once; checks come in DynamoDB's order."""
         with self._lock:
             poll = self._poll(poll_id)
@@ -308,7 +294,7 @@ class MemoryCounterStore(CounterStore):
             if option is not None and option not in {o.id for o in poll.options}:
                 raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
             voters = self._voters.setdefault(poll_id, {})
-            change = VoteChange(poll=poll, voter=voter, choice=option, previous=voters.get(voter))
+            change = values.VoteChange(poll=poll, voter=voter, choice=option, previous=voters.get(voter))
             if change.counted:
                 self._move_vote(change)
                 voters[voter] = option
@@ -322,7 +308,7 @@ class MemoryCounterStore(CounterStore):
                 )
             return change
 
-    def _move_vote(self, change: VoteChange) -> None:
+    def _move_vote(self, change: values.VoteChange) -> None:
         """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock)."""
         now = now_iso()
         if change.choice:
@@ -344,13 +330,13 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             return {voter: option for voter, option in self._voters.get(poll_id, {}).items() if option}
 
-    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
+    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
         """The key's record unless it has expired."""
         with self._lock:
             record = self._live_record(voter, key, now or int(time.time()))
             if record is None:
                 return None
-            return StoredReply(
+            return values.StoredReply(
                 fingerprint=record.fingerprint,
                 choice=record.choice,
                 previous=record.previous,

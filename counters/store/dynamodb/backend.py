@@ -11,17 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from counters import conf
-from counters.domain.values import (
-    CounterDefinition,
-    CounterState,
-    IdempotencyClaim,
-    PollDefinition,
-    PollOption,
-    ResetRecord,
-    StoredReply,
-    VoteChange,
-    VoterRecord,
-)
+from counters.domain import values
 from counters.store.base import CounterStore
 from counters.store.dynamodb import counters, history, polls, resets, votes
 from counters.store.dynamodb import shards as hot
@@ -69,19 +59,19 @@ class DynamoCounterStore(CounterStore):
 
     # ---- counters ----
 
-    def define_counter(self, definition: CounterDefinition) -> bool:
+    def define_counter(self, definition: values.CounterDefinition) -> bool:
         """Write the registry entry and the total item together, once."""
         return counters.define(self.gateway, definition)
 
-    def increment(self, name: str, *, kind: str, by: int | None = None) -> CounterState:
+    def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add to a counter with one conditional UpdateItem and return the new total and version."""
         return counters.increment(self.gateway, self.shard_view, name, kind=kind, by=by)
 
-    def get(self, name: str) -> CounterState:
+    def get(self, name: str) -> values.CounterState:
         """Read one counter (strongly consistent); a hot counter's total is summed from one Query."""
         return counters.get(self.gateway, self.shard_view, name)
 
-    def get_many(self, names: Iterable[str]) -> list[CounterState]:
+    def get_many(self, names: Iterable[str]) -> list[values.CounterState]:
         """Read several counters with BatchGetItem, in the order given."""
         return counters.get_many(self.gateway, self.shard_view, names)
 
@@ -91,7 +81,7 @@ class DynamoCounterStore(CounterStore):
 
     # ---- hot counters ----
 
-    def make_hot(self, name: str, *, shards: int) -> CounterState:
+    def make_hot(self, name: str, *, shards: int) -> values.CounterState:
         """Convert a counter to `shards` shards (or add shards) in one transaction, keeping its count."""
         return hot.make_hot(self.gateway, self.shard_view, name, shards=shards)
 
@@ -111,47 +101,47 @@ class DynamoCounterStore(CounterStore):
 
     # ---- resets ----
 
-    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> CounterState:
+    def reset(self, name: str, *, expected_version: int, actor: str, reason: str) -> values.CounterState:
         """Set a counter to 0 if still at `expected_version`, with its audit item, in one transaction."""
         return resets.reset(
             self.gateway, self.shard_view, name, expected_version=expected_version, actor=actor, reason=reason
         )
 
-    def reset_history(self, name: str, *, limit: int = 50) -> list[ResetRecord]:
+    def reset_history(self, name: str, *, limit: int = 50) -> list[values.ResetRecord]:
         """The newest `limit` audit records of a counter."""
         return resets.reset_history(self.gateway, name, limit=limit)
 
     # ---- polls ----
 
-    def define_poll(self, poll: PollDefinition) -> bool:
+    def define_poll(self, poll: values.PollDefinition) -> bool:
         """Register the poll, then a votes counter per option (each idempotent)."""
         return polls.define_poll(self.gateway, poll)
 
-    def get_poll(self, poll_id: str) -> PollDefinition:
+    def get_poll(self, poll_id: str) -> values.PollDefinition:
         """Read a poll's registry entry."""
         return polls.get_poll(self.gateway, poll_id)
 
-    def list_polls(self) -> list[PollDefinition]:
+    def list_polls(self) -> list[values.PollDefinition]:
         """Every poll from its registry partition."""
         return polls.list_polls(self.gateway)
 
-    def create_poll(self, poll: PollDefinition) -> PollDefinition:
+    def create_poll(self, poll: values.PollDefinition) -> values.PollDefinition:
         """Put the poll and every option counter in one transaction, each only if new."""
         return polls.create_poll(self.gateway, poll)
 
-    def add_poll_option(self, poll_id: str, option: PollOption) -> PollDefinition:
+    def add_poll_option(self, poll_id: str, option: values.PollOption) -> values.PollDefinition:
         """Append an option if its id is new, with its counter, in one transaction."""
         return polls.add_poll_option(self.gateway, poll_id, option)
 
-    def set_poll_closed(self, poll_id: str, *, closed: bool) -> PollDefinition:
+    def set_poll_closed(self, poll_id: str, *, closed: bool) -> values.PollDefinition:
         """Close or reopen a poll, only if it is not so already."""
         return polls.set_poll_closed(self.gateway, poll_id, closed=closed)
 
     # ---- votes ----
 
     def cast_vote(
-        self, poll_id: str, *, voter: str, option: str | None, claim: IdempotencyClaim | None = None
-    ) -> VoteChange:
+        self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
+    ) -> values.VoteChange:
         """Make `option` the voter's choice (None retracts) in one transaction; retry on a race."""
         # `_vote_reads` is looked up on each call, so a test may put itself between read and write.
         return votes.cast_vote(
@@ -159,12 +149,12 @@ class DynamoCounterStore(CounterStore):
         )
 
     def _vote_reads(
-        self, poll_id: str, voter: str, claim: IdempotencyClaim | None
-    ) -> tuple[PollDefinition, VoterRecord]:
+        self, poll_id: str, voter: str, claim: values.IdempotencyClaim | None
+    ) -> tuple[values.PollDefinition, values.VoterRecord]:
         """Poll, voter record and (with a key) idempotency record in one consistent BatchGetItem."""
         return votes.vote_reads(self.gateway, poll_id, voter, claim)
 
-    def voter_record(self, poll_id: str, voter: str) -> VoterRecord:
+    def voter_record(self, poll_id: str, voter: str) -> values.VoterRecord:
         """A voter's choice in a poll, strongly consistent."""
         return votes.voter_record(self.gateway, poll_id, voter)
 
@@ -176,7 +166,7 @@ class DynamoCounterStore(CounterStore):
         """Every voter holding a vote in a poll, with their option."""
         return votes.poll_voters(self.gateway, poll_id)
 
-    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
+    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
         """The live idempotency record of a voter's key, or None."""
         return votes.stored_reply(self.gateway, voter, key, now=now)
 

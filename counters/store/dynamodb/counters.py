@@ -6,6 +6,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from counters.domain.clock import now_iso
 from counters.domain.values import CounterDefinition, CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import items
@@ -41,7 +42,7 @@ INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
 
 def define(table: Table, definition: CounterDefinition) -> bool:
     """Write the registry entry and the total item together, once."""
-    return put_once(table, items.counter_items(definition, items.now_iso()))
+    return put_once(table, items.counter_items(definition, now_iso()))
 
 
 def put_once(table: Table, new_items: list[dict[str, Any]]) -> bool:
@@ -73,7 +74,7 @@ def increment(table: Table, view: ShardView, name: str, *, kind: str, by: int | 
 def add_to_item(table: Table, key: dict[str, Any], *, name: str, kind: str, by: int | None) -> dict[str, Any]:
     """The increment's one conditional UpdateItem on a total or shard item; the item as written."""
     values: dict[str, Any] = {
-        ":now": {"S": items.now_iso()},
+        ":now": {"S": now_iso()},
         ":one": {"N": "1"},
         ":zero": {"N": "0"},
         ":kind": {"S": kind},

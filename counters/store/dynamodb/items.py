@@ -4,29 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import UTC, datetime
 from typing import Any
 
+from counters.domain import values
 from counters.domain.shards import validate_shards
-from counters.domain.values import (
-    CounterDefinition,
-    CounterState,
-    IdempotencyClaim,
-    PollDefinition,
-    PollOption,
-    ResetRecord,
-    StoredReply,
-    VoteChange,
-    VoterRecord,
-)
 from counters.store.dynamodb import schema as s
 from counters.store.dynamodb.schema import as_int, as_str, optional_str
-
-
-def now_iso() -> str:
-    """Current UTC time as ISO 8601, the format of `updated_at`."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
 
 # ---- counters ----
 
@@ -36,9 +19,9 @@ def item_value(item: dict[str, Any]) -> int:
     return as_int(item.get(s.VALUE), as_int(item.get(s.START)))
 
 
-def state_from_item(name: str, item: dict[str, Any]) -> CounterState:
-    """Build a CounterState from a total item; a never-hit counter shows its start value."""
-    return CounterState(
+def state_from_item(name: str, item: dict[str, Any]) -> values.CounterState:
+    """Build a values.CounterState from a total item; a never-hit counter shows its start value."""
+    return values.CounterState(
         name=name,
         kind=as_str(item.get(s.KIND)),
         value=item_value(item),
@@ -49,9 +32,9 @@ def state_from_item(name: str, item: dict[str, Any]) -> CounterState:
     )
 
 
-def state_from_increment(name: str, kind: str, attributes: dict[str, Any]) -> CounterState:
-    """Build a CounterState from the attributes an increment returned (UPDATED_NEW)."""
-    return CounterState(
+def state_from_increment(name: str, kind: str, attributes: dict[str, Any]) -> values.CounterState:
+    """Build a values.CounterState from the attributes an increment returned (UPDATED_NEW)."""
+    return values.CounterState(
         name=name,
         kind=kind,
         value=as_int(attributes.get(s.VALUE)),
@@ -60,7 +43,7 @@ def state_from_increment(name: str, kind: str, attributes: dict[str, Any]) -> Co
     )
 
 
-def summed_state(name: str, items: list[dict[str, Any]]) -> CounterState:
+def summed_state(name: str, items: list[dict[str, Any]]) -> values.CounterState:
     """A counter's state summed over its TOTAL and SHARD#k items (which must include TOTAL)."""
     total = next(item for item in items if item[s.SK]["S"] == s.TOTAL_SK)
     return dataclasses.replace(
@@ -88,7 +71,7 @@ def shard_item(name: str, index: int, *, kind: str, step: dict[str, Any], epoch:
     }
 
 
-def declared_hot_items(definition: CounterDefinition, now: str) -> tuple[dict[str, Any], list[dict]]:
+def declared_hot_items(definition: values.CounterDefinition, now: str) -> tuple[dict[str, Any], list[dict]]:
     """For a counter declared hot: the extra attributes of its total item, and its shard items."""
     if not definition.shards:
         return {}, []
@@ -101,7 +84,7 @@ def declared_hot_items(definition: CounterDefinition, now: str) -> tuple[dict[st
     return {s.SHARDS: {"N": str(shards)}, s.EPOCH: {"N": "0"}}, items
 
 
-def counter_items(definition: CounterDefinition, now: str) -> list[dict[str, Any]]:
+def counter_items(definition: values.CounterDefinition, now: str) -> list[dict[str, Any]]:
     """A new counter's items: its total first, then its registry entry and any shards."""
     total = {
         **s.total_key(definition.name),
@@ -127,7 +110,7 @@ def counter_items(definition: CounterDefinition, now: str) -> list[dict[str, Any
 
 
 def reset_audit_item(
-    current: CounterState, *, new_version: int, actor: str, reason: str, at: str, suffix: str
+    current: values.CounterState, *, new_version: int, actor: str, reason: str, at: str, suffix: str
 ) -> dict[str, Any]:
     """The audit item of a reset of `current` (the state it replaced) to 0 at `new_version`."""
     return {
@@ -141,9 +124,9 @@ def reset_audit_item(
     }
 
 
-def record_from_item(name: str, item: dict[str, Any]) -> ResetRecord:
-    """Build a ResetRecord from an audit item."""
-    return ResetRecord(
+def record_from_item(name: str, item: dict[str, Any]) -> values.ResetRecord:
+    """Build a values.ResetRecord from an audit item."""
+    return values.ResetRecord(
         name=name,
         at=as_str(item.get(s.CREATED_AT)),
         actor=as_str(item.get(s.ACTOR)),
@@ -157,12 +140,12 @@ def record_from_item(name: str, item: dict[str, Any]) -> ResetRecord:
 # ---- polls ----
 
 
-def option_item(option: PollOption) -> dict[str, Any]:
+def option_item(option: values.PollOption) -> dict[str, Any]:
     """One option as stored in its poll's `options` list."""
     return {"M": {s.OPTION_ID: {"S": option.id}, s.OPTION_LABEL: {"S": option.label}}}
 
 
-def poll_item(poll: PollDefinition, now: str) -> dict[str, Any]:
+def poll_item(poll: values.PollDefinition, now: str) -> dict[str, Any]:
     """A poll's registry item, holding its question, options and closed flag."""
     return {
         **s.poll_registry_key(poll.id),
@@ -173,13 +156,13 @@ def poll_item(poll: PollDefinition, now: str) -> dict[str, Any]:
     }
 
 
-def poll_from_item(item: dict[str, Any]) -> PollDefinition:
-    """Build a PollDefinition from its registry item."""
+def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
+    """Build a values.PollDefinition from its registry item."""
     options = tuple(
-        PollOption(id=entry["M"][s.OPTION_ID]["S"], label=entry["M"][s.OPTION_LABEL]["S"])
+        values.PollOption(id=entry["M"][s.OPTION_ID]["S"], label=entry["M"][s.OPTION_LABEL]["S"])
         for entry in item.get(s.OPTIONS, {}).get("L", [])
     )
-    return PollDefinition(
+    return values.PollDefinition(
         id=item[s.SK]["S"],
         question=as_str(item.get(s.QUESTION)),
         options=options,
@@ -190,7 +173,7 @@ def poll_from_item(item: dict[str, Any]) -> PollDefinition:
 # ---- votes ----
 
 
-def voter_item(change: VoteChange, *, rev: int, now: str) -> dict[str, Any]:
+def voter_item(change: values.VoteChange, *, rev: int, now: str) -> dict[str, Any]:
     """A voter's record after `change`, at revision `rev` (no option once retracted)."""
     item = {
         **s.voter_key(change.poll.id, change.voter),
@@ -203,11 +186,11 @@ def voter_item(change: VoteChange, *, rev: int, now: str) -> dict[str, Any]:
     return item
 
 
-def voter_record_from_item(item: dict[str, Any] | None) -> VoterRecord:
-    """Build a VoterRecord from a voter's record; no record is no vote, at revision 0."""
+def voter_record_from_item(item: dict[str, Any] | None) -> values.VoterRecord:
+    """Build a values.VoterRecord from a voter's record; no record is no vote, at revision 0."""
     if not item:
-        return VoterRecord(option=None, rev=0)
-    return VoterRecord(option=optional_str(item.get(s.OPTION)), rev=as_int(item.get(s.REV)))
+        return values.VoterRecord(option=None, rev=0)
+    return values.VoterRecord(option=optional_str(item.get(s.OPTION)), rev=as_int(item.get(s.REV)))
 
 
 def voter_from_item(item: dict[str, Any]) -> str:
@@ -225,7 +208,7 @@ def is_voter_item(item: dict[str, Any]) -> bool:
     return item[s.SK]["S"].startswith(s.VOTER_SK_PREFIX)
 
 
-def idempotency_item(change: VoteChange, claim: IdempotencyClaim, now: str) -> dict[str, Any]:
+def idempotency_item(change: values.VoteChange, claim: values.IdempotencyClaim, now: str) -> dict[str, Any]:
     """The idempotency record of a vote: the request's fingerprint and the change it made."""
     item: dict[str, Any] = {
         **s.idempotency_key(change.voter, claim.key),
@@ -248,10 +231,10 @@ def is_live(item: dict[str, Any] | None, now: int) -> bool:
     return bool(item) and as_int(item.get(s.EXPIRES_AT)) >= now
 
 
-def reply_from_item(item: dict[str, Any]) -> StoredReply:
-    """Build a StoredReply from an idempotency record."""
+def reply_from_item(item: dict[str, Any]) -> values.StoredReply:
+    """Build a values.StoredReply from an idempotency record."""
     reply = optional_str(item.get(s.REPLY))
-    return StoredReply(
+    return values.StoredReply(
         fingerprint=as_str(item.get(s.FINGERPRINT)),
         choice=optional_str(item.get(s.OPTION)),
         previous=optional_str(item.get(s.PREVIOUS)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
 from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollDefinition, PollOption
@@ -33,7 +34,7 @@ NOT_YET_SO = "attribute_exists(#pk) AND NOT #closed = :closed"
 
 def define_poll(table: Table, poll: PollDefinition) -> bool:
     """Register the poll, then a votes counter per option (each idempotent)."""
-    created = counters.put_once(table, [items.poll_item(poll, items.now_iso())])
+    created = counters.put_once(table, [items.poll_item(poll, now_iso())])
     for option in poll.options:
         counters.define(table, option_counter_definition(poll, option))
     return created
@@ -57,7 +58,7 @@ def list_polls(table: Table) -> list[PollDefinition]:
 
 def create_poll(table: Table, poll: PollDefinition) -> PollDefinition:
     """Put the poll and every option counter in one transaction, each only if new."""
-    now = items.now_iso()
+    now = now_iso()
     new_items = [items.poll_item(poll, now)]
     for option in poll.options:
         new_items.extend(items.counter_items(option_counter_definition(poll, option), now))
@@ -75,7 +76,7 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
     poll = get_poll(table, poll_id)
     if any(existing.id == option.id for existing in poll.options):
         raise Conflict(f"Poll {poll_id!r} already has an option {option.id!r}.")
-    now = items.now_iso()
+    now = now_iso()
     # Options are only ever appended: a list of the size read is the list read, so the id is still
     # new when the update applies. The counter's own Put condition guards the id a second time.
     append = table.update_entry(
@@ -112,7 +113,7 @@ def set_poll_closed(table: Table, poll_id: str, *, closed: bool) -> PollDefiniti
             update=SET_CLOSED,
             condition=NOT_YET_SO,
             names={"#pk": s.PK, "#closed": s.CLOSED, "#updated": s.UPDATED_AT},
-            values={":closed": {"BOOL": closed}, ":now": {"S": items.now_iso()}},
+            values={":closed": {"BOOL": closed}, ":now": {"S": now_iso()}},
             returns="ALL_NEW",
             old_on_failure=True,
         )

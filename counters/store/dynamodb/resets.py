@@ -14,6 +14,7 @@ import dataclasses
 import uuid
 from typing import Any
 
+from counters.domain.clock import now_iso
 from counters.domain.values import CounterState, ResetRecord
 from counters.exceptions import Conflict, VersionConflict
 from counters.store.dynamodb import items
@@ -42,7 +43,7 @@ def reset(
     current, found = current_state(table, name)
     if current.version != expected_version:
         raise version_conflict(current)
-    now = items.now_iso()
+    now = now_iso()
     new_version = current.version + len(found)
     audit = items.reset_audit_item(
         current, new_version=new_version, actor=actor, reason=reason, at=now, suffix=uuid.uuid4().hex[:8]

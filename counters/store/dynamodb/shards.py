@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from counters.domain.clock import now_iso
 from counters.domain.shards import validate_shards
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
@@ -109,7 +110,7 @@ def add_shards(table: Table, name: str, total: dict[str, Any], *, current: int, 
         names={"#pk": s.PK, "#shards": s.SHARDS, "#epoch": s.EPOCH},
         values={":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}, ":current": {"N": str(current)}},
     )
-    now = items.now_iso()
+    now = now_iso()
     kind, step = total[s.KIND]["S"], total.get(s.STEP, {"N": "1"})
     puts = [
         table.put_new_entry(items.shard_item(name, k, kind=kind, step=step, epoch=epoch, now=now))

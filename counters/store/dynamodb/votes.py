@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
 from counters.domain.values import IdempotencyClaim, PollDefinition, StoredReply, VoteChange, VoterRecord
 from counters.exceptions import (
@@ -181,7 +182,7 @@ def vote_writes(
     table: Table, change: VoteChange, record: VoterRecord, claim: IdempotencyClaim | None, *, floor_hit: bool
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The transaction's items and the role of each (for reading cancellation reasons)."""
-    now = items.now_iso()
+    now = now_iso()
     writes: list[dict[str, Any]] = []
     roles: list[str] = []
     # The voter's record must still be at the revision read (or still absent).
