@@ -42,8 +42,9 @@ SETTINGS: dict[str, Setting] = {
     "AWS_REGION": Setting("us-east-1"),
     "COUNTERS_TABLE": Setting("counters"),
     "COUNTERS_STORE_BACKEND": Setting("counters.store.dynamodb.backend.DynamoCounterStore"),
-    # May an empty endpoint start DynamoDB Local (Java) from node_modules? Production turns it off.
-    "COUNTERS_EMBEDDED_DYNAMODB": Setting(True, as_bool),
+    # May an empty endpoint start DynamoDB Local (Java, from node_modules)? Developer tooling: off unless a
+    # project asks (the demo site does; its production settings only when told to).
+    "COUNTERS_EMBEDDED_DYNAMODB": Setting(False, as_bool),
     "COUNTERS_DATA_DIR": Setting(None, Path),  # None: <BASE_DIR>/var
     "COUNTERS_DYNAMODB_CONNECT_TIMEOUT": Setting(1.0, float),
     "COUNTERS_DYNAMODB_READ_TIMEOUT": Setting(2.0, float),
@@ -74,9 +75,26 @@ def value(name: str) -> Any:
     """The current value of one of the app's settings, converted to its type."""
     spec = SETTINGS[name]
     raw = getattr(settings, name, None)
-    if raw is None or (raw == "" and spec.default != ""):
+    # An empty environment variable means "the default" for numbers, paths and switches; for text it
+    # is a value (COUNTERS_VOTE_RATE="" turns the limit off, as `0` does).
+    if raw is None or (raw == "" and spec.parse is not str):
         return spec.default
     return spec.parse(raw)
+
+
+def check_settings() -> list[str]:
+    """Parse every setting now; return a sentence per value that cannot be read."""
+    problems = []
+    for name in SETTINGS:
+        try:
+            value(name)
+        except (TypeError, ValueError) as exc:
+            problems.append(f"{name}={getattr(settings, name, None)!r} cannot be read: {exc}")
+    try:
+        vote_rate()
+    except ImproperlyConfigured as exc:
+        problems.append(str(exc))
+    return problems
 
 
 @dataclass(frozen=True)

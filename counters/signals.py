@@ -4,7 +4,17 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 
 STORE_SETTINGS = frozenset(
-    {"DYNAMODB_ENDPOINT_URL", "AWS_REGION", "COUNTERS_TABLE", "COUNTERS_DATA_DIR", "COUNTERS_STORE_BACKEND"}
+    {
+        "DYNAMODB_ENDPOINT_URL",
+        "AWS_REGION",
+        "COUNTERS_TABLE",
+        "COUNTERS_DATA_DIR",
+        "COUNTERS_STORE_BACKEND",
+        "COUNTERS_EMBEDDED_DYNAMODB",
+        "COUNTERS_DYNAMODB_CONNECT_TIMEOUT",
+        "COUNTERS_DYNAMODB_READ_TIMEOUT",
+        "COUNTERS_DYNAMODB_MAX_POOL",
+    }
 )
 
 

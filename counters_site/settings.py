@@ -112,6 +112,8 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 # The counters app's settings (names, defaults, types: counters/conf.py), from the environment when set.
+# The demo site runs DynamoDB Local itself when no endpoint is set (the app's default is off).
+COUNTERS_EMBEDDED_DYNAMODB = True
 globals().update(environment_settings(os.environ))
 
 # Push: one process in memory by default; Redis when REDIS_URL is set.

@@ -44,9 +44,15 @@ if not os.environ.get("DJANGO_ALLOWED_HOSTS", "").strip():
     raise ImproperlyConfigured("Set DJANGO_ALLOWED_HOSTS to the host names this site answers to.")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "")
 WHITENOISE_AUTOREFRESH = False
-# Production talks to DynamoDB at DYNAMODB_ENDPOINT_URL (or AWS's own endpoint); starting the Java
-# emulator from node_modules must be asked for explicitly.
+# Production talks to DynamoDB at DYNAMODB_ENDPOINT_URL (e.g. https://dynamodb.<region>.amazonaws.com);
+# starting the Java emulator from node_modules must be asked for explicitly, and without either the
+# site refuses to start rather than failing on its first request.
 COUNTERS_EMBEDDED_DYNAMODB = env_bool("COUNTERS_EMBEDDED_DYNAMODB", False)
+if not os.environ.get("DYNAMODB_ENDPOINT_URL", "").strip() and not COUNTERS_EMBEDDED_DYNAMODB:
+    raise ImproperlyConfigured(
+        "Set DYNAMODB_ENDPOINT_URL (e.g. https://dynamodb.<region>.amazonaws.com); production never starts "
+        "the embedded DynamoDB Local unless COUNTERS_EMBEDDED_DYNAMODB=true."
+    )
 
 # HTTPS: redirect, secure cookies, HSTS. Behind a TLS-terminating proxy, set
 # DJANGO_SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto so Django knows the original scheme.

@@ -13,11 +13,12 @@ from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
 NameSource = str | Callable[..., str]
 
 
-def record_view_for(request: HttpRequest, name: str) -> None:
+def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = True) -> None:
     """Count one view of `name` for a GET and leave the result on the request.
 
     `request.counter` holds the new CounterState, or None when the store is unavailable:
-    the page still renders and says that counts are unavailable.
+    the page still renders and says that counts are unavailable. An unknown name is a 404, unless
+    `registered_only` is off: then the page renders uncounted (the dashboard of a table without it).
     """
     request.counter = None
     request.counter_unavailable = False
@@ -26,19 +27,20 @@ def record_view_for(request: HttpRequest, name: str) -> None:
     try:
         request.counter = services.view_record(slug=name)
     except (UnknownCounter, InvalidInput) as exc:
-        raise Http404(exc.detail) from exc
+        if registered_only:
+            raise Http404(exc.detail) from exc
     except StoreUnavailable:
         request.counter_unavailable = True
 
 
-def count_view(name: NameSource) -> Callable:
+def count_view(name: NameSource, *, registered_only: bool = True) -> Callable:
     """Count a view of a registered page on every GET; `name` may be a callable of the view's args."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             counter = name(request, *args, **kwargs) if callable(name) else name
-            record_view_for(request, counter)
+            record_view_for(request, counter, registered_only=registered_only)
             return view(request, *args, **kwargs)
 
         # The same view without the count, so a benchmark can measure what counting adds.

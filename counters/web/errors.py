@@ -76,6 +76,8 @@ ANSWERS: tuple[tuple[type[BaseException], Answer], ...] = (
     (PermissionDenied, FORBIDDEN),
     (SuspiciousOperation, BAD_REQUEST),
     (BadRequest, BAD_REQUEST),
+    # Any other error of the project is the caller's to fix, never a server error.
+    (CounterError, Answer(400, "error", "Not accepted", "This request cannot be answered as asked.")),
 )
 
 

@@ -17,7 +17,8 @@ from counters.web.voters import voter_for
 # Pages answer GET and HEAD only (405 otherwise); HEAD is not counted (see counters/web/counting.py).
 @require_safe
 @ensure_csrf_cookie
-@count_view(DASHBOARD_COUNTER)
+# The dashboard renders on a table without its counter (`counters_init --no-demo`), just uncounted.
+@count_view(DASHBOARD_COUNTER, registered_only=False)
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Show every counter and poll; the page itself counts as a view."""
     # The view's own write already failed: skip the reads, so a hung store costs one timeout, not four.

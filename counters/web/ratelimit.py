@@ -12,7 +12,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest
 from limits import RateLimitItem, RateLimitItemPerSecond
-from limits.errors import StorageError
+from limits.errors import ConfigurationError, StorageError
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
@@ -51,6 +51,10 @@ def check_vote_rate(request: HttpRequest) -> None:
         # A Redis outage must not stop voting: limit per process until it is back.
         logger.warning("Vote rate limit counted per process, the shared cache is unreachable: %s", exc)
         retry_after = seconds_to_wait(local_limiter(), limit, address)
+    except ConfigurationError as exc:
+        # A cache address `limits` cannot use must not turn votes into errors either; say so loudly.
+        logger.error("Vote rate limit counted per process, the cache address is not usable: %s", exc)
+        retry_after = seconds_to_wait(local_limiter(), limit, address)
     if retry_after:
         raise RateLimited(
             f"At most {rate.count} votes per {rate.seconds} s from one address; retry in {retry_after} s.",
@@ -76,6 +80,8 @@ def shared_limiter() -> FixedWindowRateLimiter:
     location = cache["LOCATION"]
     # Django's RedisCache writes to the first of several servers; so do we.
     primary = (location.split(",") if isinstance(location, str) else location)[0]
+    if primary.startswith("unix://"):
+        primary = "redis+" + primary  # Django's RedisCache says unix://, `limits` redis+unix://
     storage = storage_from_string(
         primary,
         # The cache's prefix keeps sites (and tests) that share one Redis apart.

@@ -71,6 +71,12 @@ def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
                 "Reload to see the total before trying again.",
                 retry_after=5,
             ) from exc
+        if code == "ResourceNotFoundException":
+            # Tables are created by `counters_init`, never by a request: say what to run.
+            raise StoreUnavailable(
+                "The counters table does not exist; nothing was changed. Run `manage.py counters_init`.",
+                retry_after=5,
+            ) from exc
         if code in UNAVAILABLE_CODES:
             retry_after = 2 if code in THROTTLE_CODES else 5
             raise StoreUnavailable(

@@ -97,3 +97,11 @@ def test_unknown_api_path_is_json_404(client):
     response = client.get("/api/nothing-here")
     assert response.status_code == 404
     assert response.json()["error"] == "not_found"
+
+
+@pytest.mark.django_db
+def test_dashboard_of_a_table_without_demo_content_renders_uncounted(client, store):
+    """`counters_init --no-demo` registers nothing, not even `dashboard`: the page still opens."""
+    response = client.get("/")
+    assert response.status_code == 200
+    assert store.counter_names() == []
