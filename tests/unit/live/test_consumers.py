@@ -1,4 +1,4 @@
-"""The dashboard websocket in-process: snapshot, updates, coalescing, stale versions, origin check."""
+"""The dashboard websocket on the in-process store: snapshot, updates, coalescing, outages, relay loss."""
 
 from __future__ import annotations
 
@@ -27,18 +27,18 @@ def state(name: str, value: int, version: int) -> CounterState:
     return CounterState(name=name, kind="views", value=value, version=version)
 
 
-async def test_snapshot_lists_every_counter(demo_store):
-    demo_store.increment("welcome", kind="views")
+async def test_snapshot_lists_every_counter(memory_demo_store):
+    memory_demo_store.increment("welcome", kind="views")
     async with dashboard_socket() as socket:
         message = await socket.receive_json_from(timeout=10)
     assert message["type"] == "snapshot"
-    expected = {s.name: (s.value, s.version) for s in demo_store.list_counters()}
+    expected = {s.name: (s.value, s.version) for s in memory_demo_store.list_counters()}
     assert {c["name"]: (c["value"], c["version"]) for c in message["counters"]} == expected
     assert expected["welcome"] == (1, 1)
     assert "language.python" in expected, "poll options are part of the snapshot"
 
 
-async def test_a_write_reaches_every_socket_as_an_update(demo_store):
+async def test_a_write_reaches_every_socket_as_an_update(memory_demo_store):
     async with dashboard_socket() as first, dashboard_socket() as second:
         for socket in (first, second):
             await socket.receive_json_from(timeout=10)
@@ -48,7 +48,7 @@ async def test_a_write_reaches_every_socket_as_an_update(demo_store):
     assert messages == [expected, expected]
 
 
-async def test_an_update_during_the_snapshot_read_follows_the_snapshot(demo_store, monkeypatch):
+async def test_an_update_during_the_snapshot_read_follows_the_snapshot(memory_demo_store, monkeypatch):
     listed = selectors.counter_list
 
     def slow_list():
@@ -66,7 +66,7 @@ async def test_an_update_during_the_snapshot_read_follows_the_snapshot(demo_stor
     assert second == {"type": "update", "counters": [{"name": "welcome", "value": 1, "version": 1}]}
 
 
-async def test_a_burst_of_writes_is_coalesced_into_a_few_frames(demo_store, settings):
+async def test_a_burst_of_writes_is_coalesced_into_a_few_frames(memory_demo_store, settings):
     interval = conf.broadcast_interval()
     view = sync_to_async(services.view_record, thread_sensitive=False)
     async with dashboard_socket() as socket:
@@ -86,7 +86,7 @@ async def test_a_burst_of_writes_is_coalesced_into_a_few_frames(demo_store, sett
     assert frames[-1]["counters"] == [{"name": "welcome", "value": BURST, "version": BURST}]
 
 
-async def test_states_published_in_one_tick_make_one_frame_with_the_newest(demo_store):
+async def test_states_published_in_one_tick_make_one_frame_with_the_newest(memory_demo_store):
     async with dashboard_socket() as socket:
         await socket.receive_json_from(timeout=10)
         broadcast.publish([state("welcome", 5, 5), state("docs", 1, 1)])
@@ -100,7 +100,7 @@ async def test_states_published_in_one_tick_make_one_frame_with_the_newest(demo_
     ]
 
 
-async def test_states_published_from_a_worker_thread_reach_the_socket(demo_store):
+async def test_states_published_from_a_worker_thread_reach_the_socket(memory_demo_store):
     # Django's sync views run in a thread pool under daphne; publish hands over to the loop.
     async with dashboard_socket() as socket:
         await socket.receive_json_from(timeout=10)
@@ -109,7 +109,7 @@ async def test_states_published_from_a_worker_thread_reach_the_socket(demo_store
     assert message == {"type": "update", "counters": [{"name": "pricing", "value": 9, "version": 7}]}
 
 
-async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(demo_store, monkeypatch):
+async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(memory_demo_store, monkeypatch):
     listed, calls, release = selectors.counter_list, [], threading.Event()
 
     def counted_list():
@@ -131,13 +131,13 @@ async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(de
     assert calls == [1, SHARED + 1]
 
 
-async def test_a_foreign_origin_is_refused(demo_store):
+async def test_a_foreign_origin_is_refused(memory_demo_store):
     with pytest.raises(AssertionError, match="refused"):
         async with dashboard_socket(origin="http://evil.example"):
             pass
 
 
-async def test_a_store_outage_closes_the_socket_so_the_client_retries(demo_store, monkeypatch):
+async def test_a_store_outage_closes_the_socket_so_the_client_retries(memory_demo_store, monkeypatch):
     def down():
         raise StoreUnavailable("down")
 
@@ -147,7 +147,7 @@ async def test_a_store_outage_closes_the_socket_so_the_client_retries(demo_store
     assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
 
 
-async def test_messages_from_many_workers_are_coalesced_again_for_each_page(demo_store, settings):
+async def test_messages_from_many_workers_are_coalesced_again_for_each_page(memory_demo_store, settings):
     # Each worker coalesces its own writes; the relay merges what all of them send.
     layer, interval = get_channel_layer(), conf.broadcast_interval()
     async with dashboard_socket() as socket:
@@ -166,7 +166,7 @@ async def test_messages_from_many_workers_are_coalesced_again_for_each_page(demo
     assert frames[-1]["counters"] == [{"name": "welcome", "value": 20, "version": 20}]
 
 
-async def test_a_failed_group_send_is_retried_with_the_newest_states(demo_store, monkeypatch, caplog):
+async def test_a_failed_group_send_is_retried_with_the_newest_states(memory_demo_store, monkeypatch, caplog):
     layer = get_channel_layer()
     real_send, calls = layer.group_send, []
 
@@ -191,7 +191,7 @@ async def test_a_failed_group_send_is_retried_with_the_newest_states(demo_store,
     assert "layer blip" in caplog.text
 
 
-async def test_sockets_are_closed_when_the_relay_loses_the_layer(demo_store, monkeypatch):
+async def test_sockets_are_closed_when_the_relay_loses_the_layer(memory_demo_store, monkeypatch):
     layer = get_channel_layer()
 
     async def broken(channel):
