@@ -45,9 +45,11 @@ class RateLimited(CounterError):
 class StoreUnavailable(CounterError):
     """DynamoDB is throttling, down or too slow; nothing was acknowledged."""
 
-    def __init__(self, detail: str, *, retry_after: int = 1) -> None:
+    def __init__(self, detail: str, *, retry_after: int = 1, refused: bool = False) -> None:
         super().__init__(detail)
         self.retry_after = retry_after
+        # The store refused the request outright (throttled): sending it again cannot apply it twice.
+        self.refused = refused
 
 
 class PollClosed(Conflict):

@@ -13,14 +13,11 @@ import logging
 import threading
 import time
 
-from botocore.exceptions import ClientError
-
 from counters import conf
 from counters.background.ticker import Ticker
 from counters.domain.buckets import RESOLUTIONS, Resolution
 from counters.exceptions import StoreUnavailable
 from counters.store import CounterStore, get_store
-from counters.store.dynamodb.outage import THROTTLE_CODES, error_code
 
 logger = logging.getLogger(__name__)
 
@@ -28,12 +25,6 @@ logger = logging.getLogger(__name__)
 MAX_PENDING = 20_000
 
 BucketRef = tuple[CounterStore, str, Resolution, int]  # store, counter, resolution, bucket start
-
-
-def nothing_was_written(exc: StoreUnavailable) -> bool:
-    """Whether DynamoDB refused the write outright (throttled), so sending it again cannot double it."""
-    cause = exc.__cause__
-    return isinstance(cause, ClientError) and error_code(cause) in THROTTLE_CODES
 
 
 class HistoryRecorder:
@@ -85,7 +76,7 @@ class HistoryRecorder:
 
     def _after_failure(self, ref: BucketRef, count: int, exc: StoreUnavailable) -> None:
         """Keep a refused write for the next flush; drop one whose outcome is unknown (never count twice)."""
-        if nothing_was_written(exc):
+        if exc.refused:
             with self._lock:
                 self._add(ref, count)
             return

@@ -82,6 +82,7 @@ def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
             raise StoreUnavailable(
                 "The counter store is busy or unavailable; nothing was changed. Try again shortly.",
                 retry_after=retry_after,
+                refused=code in THROTTLE_CODES,
             ) from exc
         raise
     except (ConnectionError, HTTPClientError, BotoCoreError) as exc:

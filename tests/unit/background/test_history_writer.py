@@ -15,6 +15,7 @@ from counters.domain.buckets import HOUR, MINUTE
 from counters.domain.values import CounterDefinition
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import schema as s
+from counters.store.dynamodb.outage import unavailable_on_outage
 
 
 def bucket_items(store, name: str) -> list[dict]:
@@ -132,17 +133,22 @@ class FailingStore:
         raise self.error
 
 
+def as_the_store_raises(cause: Exception) -> StoreUnavailable:
+    """The StoreUnavailable the DynamoDB backend makes of a botocore failure during a write."""
+    try:
+        with unavailable_on_outage(write=True):
+            raise cause
+    except StoreUnavailable as exc:
+        return exc
+    raise AssertionError(f"{cause!r} was not mapped to StoreUnavailable")
+
+
 def throttled() -> StoreUnavailable:
-    cause = ClientError({"Error": {"Code": "ThrottlingException"}}, "UpdateItem")
-    exc = StoreUnavailable("busy")
-    exc.__cause__ = cause
-    return exc
+    return as_the_store_raises(ClientError({"Error": {"Code": "ThrottlingException"}}, "UpdateItem"))
 
 
 def timed_out() -> StoreUnavailable:
-    exc = StoreUnavailable("unreachable")
-    exc.__cause__ = ConnectTimeoutError(endpoint_url="http://127.0.0.1:1")
-    return exc
+    return as_the_store_raises(ConnectTimeoutError(endpoint_url="http://127.0.0.1:1"))
 
 
 def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped(monkeypatch):
