@@ -142,10 +142,13 @@
       );
     };
     var before = poll.getAttribute("data-choice");
+    var retract = poll.querySelector("[data-retract]");
+    var fromRetract = false;
     setBusy(poll, true);
     setStatus(poll, method === "POST" ? "Sending your vote…" : "Withdrawing your vote…", "busy");
     return attempt(0)
       .then(function (result) {
+        fromRetract = document.activeElement === retract; // hiding it below would drop the focus
         if (result.ok) {
           apply(poll, result.body);
           return;
@@ -159,8 +162,7 @@
       .then(function () {
         setBusy(poll, false);
         // The withdraw button hides once there is no vote: focus goes back to the option it was for.
-        var retract = poll.querySelector("[data-retract]");
-        if (method === "DELETE" && retract && retract.hidden && document.activeElement === retract) {
+        if (fromRetract && retract && retract.hidden) {
           var target = optionButton(poll, before) || poll.querySelector("button[data-vote]");
           if (target) target.focus();
         }
