@@ -13,7 +13,7 @@ import uuid
 import pytest
 import requests
 from django.test import override_settings
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from counters.background.history_writer import HistoryRecorder
 from counters.demo import seed_demo
@@ -22,8 +22,8 @@ from counters.store import get_store, reset_store
 from tests.support.browser import (
     admin_login,
     axe_violations,
+    chromium,
     create_superuser,
-    launch,
     screenshot,
     sideways_overflow,
 )
@@ -80,12 +80,9 @@ def face(dynamodb_local, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    """One Chromium for the whole module."""
+    with chromium() as browser:
+        yield browser
 
 
 def open_page(browser, url: str, *, size: str = "desktop", scheme: str = "light", axe: bool = True):
