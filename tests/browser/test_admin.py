@@ -62,6 +62,9 @@ def test_staff_resets_counters_in_the_admin_and_confirms_after_a_conflict(
             demo_store.increment("docs", kind="views")
         admin.fill("#id_reason", "cleanup")
         admin.click("#reset-submit")
+        # The confirmation already tells that docs moved on since it was shown; confirming is refused.
+        assert "changed since shown" in admin.inner_text('#reset-confirm-list tr[data-counter="docs"]')
+        admin.click("#reset-confirm")
         conflict = admin.inner_text("#reset-conflict")
         assert admin.locator(".messagelist li").count() == 0, "the refusal is said once, on the page"
         assert "it is now 2 at version 2" in conflict and "Nothing was reset" in conflict
