@@ -1,4 +1,4 @@
-"""Counters in the admin: list with search and kind filter, detail with reset history, conditional reset."""
+"""Counters in the admin: view and reset only; each reset is confirmed on a page of its own, then applied."""
 
 from __future__ import annotations
 
@@ -37,6 +37,15 @@ class CounterAdmin(AdminPages):
         """Counters are registered by code (pages, polls), not in the admin."""
         return False
 
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        """Counters are viewed and reset, never edited: the index offers "View", not "Change"."""
+        return False
+
+    @staticmethod
+    def confirmed(request: HttpRequest) -> bool:
+        """Whether the POST comes from a confirmation step (the confirmation page or a conflict's form)."""
+        return request.POST.get("confirmed") == "1"
+
     def has_reset_permission(self, request: HttpRequest) -> bool:
         """Whether the user may reset counters."""
         return request.user.has_perm(RESET_PERMISSION)
@@ -73,6 +82,8 @@ class CounterAdmin(AdminPages):
         form = BulkResetForm(request.POST)
         if not form.is_valid():
             return self.render_list(request, form, status=400)
+        if not self.confirmed(request):
+            return self.confirm_bulk(request, form)
         actor = request.user.get_username()
         for name, version in form.cleaned_data["selected"]:
             try:
@@ -88,6 +99,22 @@ class CounterAdmin(AdminPages):
             else:
                 messages.success(request, reset_done(state, before, version))
         return HttpResponseRedirect(request.get_full_path())
+
+    def confirm_bulk(self, request: HttpRequest, form: BulkResetForm) -> HttpResponse:
+        """Ask before a bulk reset: each selected counter, the version the list showed and its value now."""
+        shown = dict(form.cleaned_data["selected"])
+        current = {state.name: state for state in selectors.counter_search() if state.name in shown}
+        rows = [(name, version, current.get(name)) for name, version in shown.items()]
+        return self.render(
+            request,
+            "counter_reset_confirm.html",
+            title=f"Reset {len(rows)} counter{'s' if len(rows) != 1 else ''} to 0?",
+            rows=rows,
+            tokens=request.POST.getlist("selected"),
+            reason=form.cleaned_data["reason"],
+            action=request.get_full_path(),
+            cancel=request.get_full_path(),
+        )
 
     def detail_view(self, request: HttpRequest, name: str) -> HttpResponse:
         """One counter, its reset form and its reset history."""
@@ -128,6 +155,17 @@ class CounterAdmin(AdminPages):
             return self.render_detail(request, selectors.counter_get(name=name), form, status=400)
         version = form.cleaned_data["shown"]
         reason = form.cleaned_data["reason"]
+        if not self.confirmed(request):
+            return self.render(
+                request,
+                "counter_reset_confirm.html",
+                title=f"Reset {name} to 0?",
+                rows=[(name, version, selectors.counter_get(name=name))],
+                shown=request.POST.get("shown"),
+                reason=reason,
+                action=request.path,
+                cancel=detail_url,
+            )
         try:
             before = selectors.counter_get(name=name).value
             state = services.counter_reset(
@@ -135,8 +173,8 @@ class CounterAdmin(AdminPages):
             )
         except VersionConflict as exc:
             # Nothing was reset: show the counter as it is now and let the admin confirm at this version.
+            # The page says so itself (#reset-conflict), so no message repeats it.
             current = exc.current or selectors.counter_get(name=name)
-            messages.warning(request, f"Not reset: {exc.detail}")
             fresh = ResetForm(
                 initial={"shown": sign_shown(name, current.version), "reason": reason}, name=name
             )

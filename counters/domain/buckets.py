@@ -38,6 +38,22 @@ RESOLUTIONS = (MINUTE, HOUR)
 
 
 @dataclass(frozen=True)
+class Step:
+    """How much time one point of a chart sums: a whole number of stored buckets, aligned in UTC."""
+
+    name: str
+    seconds: int
+
+    def starts(self, now: float, *, points: int) -> list[int]:
+        """Start of the last `points` steps up to the one holding `now`, oldest first."""
+        last = int(now) - int(now) % self.seconds
+        return [last - self.seconds * (points - 1 - i) for i in range(points)]
+
+
+STEPS = {step.name: step for step in (Step("1m", 60), Step("15m", 900), Step("1h", 3600), Step("1d", 86400))}
+
+
+@dataclass(frozen=True)
 class Window:
     """A chart window: the last `points` buckets of one resolution, the current one included."""
 
@@ -45,16 +61,46 @@ class Window:
     resolution: Resolution
     points: int
 
+    @property
+    def seconds(self) -> int:
+        """How much time the window covers."""
+        return self.points * self.resolution.seconds
+
+    @property
+    def default_step(self) -> Step:
+        """One point per stored bucket."""
+        return next(step for step in STEPS.values() if step.seconds == self.resolution.seconds)
+
     def starts(self, now: float) -> list[int]:
         """Start of every bucket in the window, oldest first."""
         last = self.resolution.start_of(now)
         step = self.resolution.seconds
         return [last - step * (self.points - 1 - i) for i in range(self.points)]
 
+    def step_named(self, value: object) -> Step:
+        """The step called `value` (the default if None), if it sums whole buckets and fits the window."""
+        if value is None:
+            return self.default_step
+        step = STEPS.get(value) if isinstance(value, str) else None
+        fits = [
+            name
+            for name, each in STEPS.items()
+            if each.seconds % self.resolution.seconds == 0 and self.seconds % each.seconds == 0
+        ]
+        if step is None or step.name not in fits:
+            raise InvalidInput(f"step for window {self.name} is one of {', '.join(fits)}.")
+        return step
 
+
+# Minute buckets are kept 48 h, hour buckets 90 days: each window reads the finest buckets still kept.
 WINDOWS = {
     window.name: window
-    for window in (Window("1h", MINUTE, 60), Window("48h", MINUTE, 48 * 60), Window("90d", HOUR, 90 * 24))
+    for window in (
+        Window("1h", MINUTE, 60),
+        Window("24h", MINUTE, 24 * 60),
+        Window("48h", MINUTE, 48 * 60),
+        Window("90d", HOUR, 90 * 24),
+    )
 }
 
 

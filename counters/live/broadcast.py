@@ -15,6 +15,7 @@ gets the states at once through `async_to_sync`, uncoalesced.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Iterable
 
@@ -56,6 +57,11 @@ class Broadcaster:
         self._loop = loop
         self._coalescer = Coalescer(group_send, interval=conf.broadcast_interval, what="Live push")
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The server's event loop, once bound."""
+        return self._loop
+
     def publish(self, states: Iterable[CounterState]) -> None:
         """Queue states for the next group message; never blocks, never raises."""
         try:
@@ -83,6 +89,32 @@ class Broadcaster:
         pending: Pending = {}
         merge(pending, updates)
         async_to_sync(layer.group_send)(GROUP_NAME, update_message(pending))
+
+
+def announce(message: dict) -> None:
+    """Send one group message as it is, not coalesced, from sync or async code; never blocks or raises."""
+    try:
+        loop, running = broadcaster.loop, _running_loop()
+        if loop is None or loop.is_closed():
+            loop = running
+        if loop is None:
+            layer = get_channel_layer()
+            # Without a server loop an in-memory layer has no one in this process to tell.
+            if layer is not None and not isinstance(layer, InMemoryChannelLayer):
+                async_to_sync(layer.group_send)(GROUP_NAME, message)
+        elif loop is running:
+            loop.create_task(_send_logged(message), context=contextvars.Context())
+        else:
+            asyncio.run_coroutine_threadsafe(_send_logged(message), loop)
+    except Exception:
+        logger.exception("Could not send %s to the live push", message.get("type"))
+
+
+async def _send_logged(message: dict) -> None:
+    try:
+        await get_channel_layer().group_send(GROUP_NAME, message)
+    except Exception:
+        logger.exception("Could not send %s to the live push", message.get("type"))
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

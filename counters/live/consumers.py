@@ -41,7 +41,8 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
             logger.exception("Dashboard client could not join the live push")
             await self.close(code=CLOSE_TRY_AGAIN)
             return
-        await self.send_json({"type": "snapshot", "counters": counters})
+        # "open": live pages on this process's fan-out now, this one included (the dashboard's headline).
+        await self.send_json({"type": "snapshot", "counters": counters, "open": len(fanout)})
         held, self.held = self.held, None
         for text in held:
             await self.send(text_data=text)

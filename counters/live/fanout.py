@@ -19,6 +19,7 @@ from channels.layers import get_channel_layer
 
 from counters import conf
 from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
+from counters.live.catalog import CATALOG_EVENT, CatalogRelay
 from counters.live.coalesce import Coalescer, Pending, as_counters
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ class LocalFanout:
         layer = get_channel_layer()
         # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
         coalescer = Coalescer(self._deliver, interval=conf.broadcast_interval, what="Live fan-out")
+        catalog = CatalogRelay(self._send_all)
         channel = None
         try:
             channel = await layer.new_channel()
@@ -85,6 +87,8 @@ class LocalFanout:
                     continue
                 if message.get("type") == UPDATE_EVENT:
                     coalescer.add((c["name"], c["value"], c["version"]) for c in message["counters"])
+                elif message.get("type") == CATALOG_EVENT:
+                    catalog.changed()
         except asyncio.CancelledError:
             if channel is not None:
                 await layer.group_discard(GROUP_NAME, channel)
@@ -96,8 +100,11 @@ class LocalFanout:
             await self._close_all()
 
     async def _deliver(self, pending: Pending) -> None:
+        """Hand one update frame to every socket."""
+        await self._send_all(update_frame(pending))
+
+    async def _send_all(self, text: str) -> None:
         """Hand one frame to every socket; one failing socket does not stop the others."""
-        text = update_frame(pending)
         for socket in list(self._sockets):
             try:
                 await socket.send_update(text)

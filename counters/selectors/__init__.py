@@ -9,6 +9,7 @@ from counters.selectors.counters import (
     page_meta,
 )
 from counters.selectors.history import CounterHistory, counter_history
+from counters.selectors.overview import Overview, PageTraffic, overview
 from counters.selectors.polls import (
     OptionTotal,
     PollTotals,
@@ -23,7 +24,9 @@ from counters.selectors.polls import (
 __all__ = [
     "CounterHistory",
     "OptionTotal",
+    "Overview",
     "PageMeta",
+    "PageTraffic",
     "PollTotals",
     "counter_get",
     "counter_history",
@@ -31,6 +34,7 @@ __all__ = [
     "counter_resets",
     "counter_search",
     "option_counters",
+    "overview",
     "page_meta",
     "poll_list",
     "poll_totals",

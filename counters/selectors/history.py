@@ -1,21 +1,22 @@
-"""Reads of a counter's history: views per bucket over a chart window, zero-filled."""
+"""Reads of a counter's history: views per step over a chart window, zero-filled."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
-from counters.domain.buckets import Window, iso, window_named
+from counters.domain.buckets import Step, Window, iso, window_named
 from counters.domain.names import validate_counter_name
 from counters.store import get_store
 
 
 @dataclass(frozen=True)
 class CounterHistory:
-    """Views per bucket over a chart window, oldest first, empty buckets as 0."""
+    """Views per step over a chart window, oldest first, empty steps as 0."""
 
     name: str
     window: Window
+    step: Step
     starts: tuple[int, ...]
     counts: tuple[int, ...]
 
@@ -25,7 +26,8 @@ class CounterHistory:
             "name": self.name,
             "window": self.window.name,
             "resolution": self.window.resolution.name,
-            "bucket_seconds": self.window.resolution.seconds,
+            "step": self.step.name,
+            "bucket_seconds": self.step.seconds,
             "total": sum(self.counts),
             "points": [
                 {"start": iso(start), "count": count}
@@ -34,14 +36,22 @@ class CounterHistory:
         }
 
 
-def counter_history(*, name: str, window: str, now: float | None = None) -> CounterHistory:
-    """A counter's views per minute or hour over `window` (1h, 48h, 90d), zero-filled."""
+def counter_history(
+    *, name: str, window: str, step: str | None = None, now: float | None = None
+) -> CounterHistory:
+    """A counter's views over `window` (1h, 24h, 48h, 90d) per `step` (default: per stored bucket)."""
     name = validate_counter_name(name)
     chosen = window_named(window)
+    each = chosen.step_named(step)
     store = get_store()
     store.get(name)  # unknown counters are a 404, not an empty chart
+    now = time.time() if now is None else now
     resolution = chosen.resolution
-    starts = chosen.starts(time.time() if now is None else now)
-    found = store.read_buckets(name, first=resolution.key(starts[0]), last=resolution.key(starts[-1]))
-    counts = tuple(found.get(resolution.key(start), 0) for start in starts)
-    return CounterHistory(name=name, window=chosen, starts=tuple(starts), counts=counts)
+    starts = each.starts(now, points=chosen.seconds // each.seconds)
+    current = resolution.start_of(now)
+    found = store.read_buckets(name, first=resolution.key(starts[0]), last=resolution.key(current))
+    counts = [0] * len(starts)
+    # Every stored bucket of the window lands in the step that holds it.
+    for bucket in range(starts[0], current + 1, resolution.seconds):
+        counts[(bucket - starts[0]) // each.seconds] += found.get(resolution.key(bucket), 0)
+    return CounterHistory(name=name, window=chosen, step=each, starts=tuple(starts), counts=tuple(counts))

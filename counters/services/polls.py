@@ -5,7 +5,7 @@ from __future__ import annotations
 from counters.domain.names import option_counter_name, validate_slug
 from counters.domain.polls import validate_option, validate_options, validate_question
 from counters.domain.values import PollDefinition
-from counters.live import broadcast
+from counters.live import broadcast, catalog
 from counters.store import get_store
 
 
@@ -21,6 +21,7 @@ def poll_create(
     )
     created = get_store().create_poll(poll)
     broadcast.publish(get_store().get_many(option_counter_name(poll.id, o.id) for o in poll.options))
+    catalog.publish_catalog()
     return created
 
 
@@ -29,9 +30,12 @@ def poll_add_option(*, poll_id: str, option_id: str, label: str) -> PollDefiniti
     option = validate_option(option_id, label)
     poll = get_store().add_poll_option(validate_slug(poll_id, what="poll id"), option)
     broadcast.publish(get_store().get_many([option_counter_name(poll.id, option.id)]))
+    catalog.publish_catalog()
     return poll
 
 
 def poll_set_closed(*, poll_id: str, closed: bool) -> PollDefinition:
     """Close a poll (it stops taking votes) or reopen it; Conflict if it is so already."""
-    return get_store().set_poll_closed(validate_slug(poll_id, what="poll id"), closed=closed)
+    poll = get_store().set_poll_closed(validate_slug(poll_id, what="poll id"), closed=closed)
+    catalog.publish_catalog()
+    return poll

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from counters.demo import seed_demo
+from counters.live import catalog
 from counters.store import get_store
 
 
@@ -20,4 +21,7 @@ def store_prepare(*, demo: bool) -> Prepared:
     """Create the table (idempotent) and seed the demo content only when `demo` is set."""
     store = get_store()
     created = store.ensure_table()
-    return Prepared(table_created=created, demo_added=seed_demo(store) if demo else 0)
+    added = seed_demo(store) if demo else 0
+    if added:
+        catalog.publish_catalog()  # pages already open show the new pages and polls
+    return Prepared(table_created=created, demo_added=added)

@@ -24,6 +24,31 @@ def counter_value(name: str, default: str = "–") -> str:
         return default
 
 
+@register.filter
+def number(value: int) -> str:
+    """An integer with thousands separators, as live.js writes it (Intl.NumberFormat, English)."""
+    return f"{int(value):,}"
+
+
+@register.filter
+def count_of(value: int, nouns: str) -> str:
+    """`{{ 2|count_of:"view,views" }}` -> "2 views": the number and its noun, singular for exactly 1."""
+    one, _, other = nouns.partition(",")
+    return f"{number(value)} {one if int(value) == 1 else other}"
+
+
+@register.simple_tag
+def share(part: int, whole: int) -> str:
+    """`part` as a whole percentage of `whole` ("0%" when there is nothing yet)."""
+    return f"{round(100 * part / whole) if whole else 0}%"
+
+
+@register.simple_tag
+def share_width(part: int, whole: int) -> str:
+    """The width of a result bar: `part` of `whole` in percent, for an SVG attribute (CSP allows it)."""
+    return f"{100 * part / whole if whole else 0:.2f}%"
+
+
 @register.simple_tag
 def live_counter(state: CounterState | str) -> str:
     """A number that the live dashboard script keeps up to date."""
@@ -33,10 +58,11 @@ def live_counter(state: CounterState | str) -> str:
         except CounterError:
             return format_html('<span class="count" data-counter="{}" data-version="-1">–</span>', state)
     return format_html(
-        '<span class="count" data-counter="{}" data-version="{}">{}</span>',
+        '<span class="count" data-value="{}" data-counter="{}" data-version="{}">{}</span>',
+        state.value,
         state.name,
         state.version,
-        state.value,
+        number(state.value),
     )
 
 

@@ -22,9 +22,10 @@ def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
 
 @json_api("GET")
 def counter_history(request: HttpRequest, name: str) -> JsonResponse:
-    """`GET /api/counters/<name>/history?window=1h|48h|90d`: views per bucket, zero-filled."""
+    """`GET /api/counters/<name>/history?window=1h|24h|48h|90d&step=1m|15m|1h|1d`: views per step."""
     window = request.GET.get("window", "1h")
-    return JsonResponse(selectors.counter_history(name=name, window=window).as_dict())
+    step = request.GET.get("step")
+    return JsonResponse(selectors.counter_history(name=name, window=window, step=step).as_dict())
 
 
 @json_api("POST")

@@ -104,7 +104,7 @@ def respond(
     if as_json if as_json is not None else wants_json(request):
         response: HttpResponse = JsonResponse({"error": answer.code, "detail": detail}, status=answer.status)
     else:
-        context = {"title": answer.title, "detail": detail}
+        context = {"title": answer.title, "detail": detail, "status": answer.status}
         response = render(request, "counters/error.html", context, status=answer.status)
     if retry_after is not None:
         response["Retry-After"] = str(retry_after)

@@ -13,6 +13,15 @@ from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
 from counters.web.counting import count_view
 from counters.web.voters import voter_for
 
+# The chart's range switch: each window with the step that gives it a readable number of bars.
+CHART_RANGES = (
+    {"window": "1h", "step": "1m", "label": "1 h", "title": "Last hour, by minute"},
+    {"window": "24h", "step": "15m", "label": "24 h", "title": "Last 24 hours, by 15 minutes"},
+    {"window": "48h", "step": "1h", "label": "48 h", "title": "Last 48 hours, by hour"},
+    {"window": "90d", "step": "1d", "label": "90 d", "title": "Last 90 days, by day (UTC)"},
+)
+DEFAULT_RANGE = "24h"
+
 
 # Pages answer GET and HEAD only (405 otherwise); HEAD is not counted (see counters/web/counting.py).
 @require_safe
@@ -20,23 +29,24 @@ from counters.web.voters import voter_for
 # The dashboard renders on a table without its counter (`counters_init --no-demo`), just uncounted.
 @count_view(DASHBOARD_COUNTER, registered_only=False)
 def dashboard(request: HttpRequest) -> HttpResponse:
-    """Show every counter and poll; the page itself counts as a view."""
+    """Headline numbers, the pages, their chart and the polls; the page itself counts as a view."""
     # The view's own write already failed: skip the reads, so a hung store costs one timeout, not four.
-    counters, polls, choices, unavailable = [], [], {}, request.counter_unavailable
+    overview, polls, choices, unavailable = None, [], {}, request.counter_unavailable
     if not unavailable:
         try:
-            counters = selectors.counter_list()
             polls = selectors.poll_list()
+            overview = selectors.overview(counters=selectors.counter_list(), polls=polls)
             choices = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id for poll in polls])
         except StoreUnavailable:
-            counters, polls, choices, unavailable = [], [], {}, True
+            overview, polls, choices, unavailable = None, [], {}, True
     context = {
-        "counters": counters,
-        "pages": [state for state in counters if state.kind == "views" and state.name != DASHBOARD_COUNTER],
+        "overview": overview,
         "polls": polls,
         "choices": choices,
         "counts_unavailable": unavailable,
         "dashboard_counter": DASHBOARD_COUNTER,
+        "chart_ranges": CHART_RANGES,
+        "default_range": DEFAULT_RANGE,
     }
     return render(request, "counters/dashboard.html", context)
 

@@ -1,4 +1,4 @@
-"""The dashboard's charts in a real Chromium: sparklines, the 48 h chart and poll bars, with a screenshot."""
+"""The dashboard's charts in a real Chromium: sparklines, the history chart and poll bars; a screenshot."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_dashboard_draws_history_and_poll_charts(demo_store, dynamodb_local, tmp
             lambda: requests.get(history_url, timeout=10).json()["total"] == last_hour,
             what="the site's batcher to write the views",
         )
-        counters = [state.name for state in demo_store.list_counters()]
+        pages = [state.name for state in demo_store.list_counters() if state.kind == "views"]
         with sync_playwright() as playwright:
             browser = launch(playwright)
             try:
@@ -74,23 +74,30 @@ def test_dashboard_draws_history_and_poll_charts(demo_store, dynamodb_local, tmp
                 page.on("pageerror", lambda exc: errors.append(str(exc)))
                 page.goto(f"{site.url}/")
                 page.select_option("#history-counter", "welcome")
+                page.click('#history-ranges label:text-is("48 h")')
                 page.wait_for_selector(f'#history-chart[data-total="{two_days}"]')
-                for name in counters:
+                for name in pages:
                     page.wait_for_selector(f'svg[data-sparkline="{name}"][data-points]')
                     assert attribute(page, f'svg[data-sparkline="{name}"]', "data-points") == "60"
                 assert vertices(page, 'svg[data-sparkline="welcome"] polyline') == 60
                 assert attribute(page, 'svg[data-sparkline="welcome"]', "data-total") == str(last_hour)
                 assert attribute(page, 'svg[data-sparkline="docs"]', "data-total") == "0"
-                assert attribute(page, "#history-chart", "data-points") == str(48 * 60)
-                assert vertices(page, "#history-chart polyline") == 48 * 60
-                assert f"{two_days} views of welcome" in page.inner_text("#history-summary")
-                # Poll results as bars: one per option, each with a track and a bar.
-                assert page.locator('svg[data-poll-bars="language"] rect.bar').count() == 4
-                assert page.locator('svg[data-poll-bars="deploy"] rect.bar').count() == 3
-                python = float(attribute(page, 'g[data-bar-counter="language.python"] rect.bar', "width"))
-                go = float(attribute(page, 'g[data-bar-counter="language.go"] rect.bar', "width"))
-                rust = float(attribute(page, 'g[data-bar-counter="language.rust"] rect.bar', "width"))
-                assert python == pytest.approx(2 * go) and rust == 0
+                # 48 h by the hour: one column per hour that had views.
+                assert attribute(page, "#history-chart", "data-points") == "48"
+                hourly = f"{site.url}/api/counters/welcome/history?window=48h&step=1h"
+                points = requests.get(hourly, timeout=10).json()["points"]
+                busy_hours = sum(1 for point in points if point["count"])
+                assert page.locator("#history-chart rect.col").count() == busy_hours
+                summary = page.inner_text("#history-summary")
+                assert f"Welcome: {two_days} views in the last 48 hours" in summary
+                # Poll results as bars: one per option, in the option's own row, with its share.
+                assert page.locator('[data-poll="language"] rect[data-bar]').count() == 4
+                assert page.locator('[data-poll="deploy"] rect[data-bar]').count() == 3
+                python = float(attribute(page, 'rect[data-bar="language.python"]', "width").rstrip("%"))
+                go = float(attribute(page, 'rect[data-bar="language.go"]', "width").rstrip("%"))
+                rust = float(attribute(page, 'rect[data-bar="language.rust"]', "width").rstrip("%"))
+                assert python == pytest.approx(2 * go, abs=0.02) and rust == 0
+                assert page.inner_text('[data-share="language.python"]') == "67%"
                 ARTIFACTS.mkdir(exist_ok=True)
                 shot = Path(ARTIFACTS / "dashboard-charts.png")
                 page.screenshot(path=str(shot), full_page=True)
@@ -106,27 +113,26 @@ def test_a_late_answer_for_the_previous_choice_does_not_replace_the_chosen_chart
     demo_store, dynamodb_local, tmp_path
 ):
     seed_history(time.time())
-    two_days = sum(PAST_VIEWS.values())
     env = site_env_for(demo_store, dynamodb_local, tmp_path)
     with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, sync_playwright() as playwright:
         browser = launch(playwright)
         try:
             page = browser.new_page()
             held = []
-            # Hold the answer for the counter shown first, so it arrives after the one chosen next.
+            # Hold the answer for the page shown first, so it arrives after the one chosen next.
             page.route(
-                lambda url: "window=48h" in url and "/welcome/" not in url,
+                lambda url: "window=24h" in url and "/docs/" not in url,
                 lambda route: held.append(route),
             )
             page.goto(f"{site.url}/")
             first = page.input_value("#history-counter")
-            assert first != "welcome" and len(held) == 1
-            page.select_option("#history-counter", "welcome")
-            page.wait_for_selector(f'#history-chart[data-total="{two_days}"]')
+            assert first == "welcome" and len(held) == 1, "it opens on the busiest page"
+            page.select_option("#history-counter", "docs")
+            page.wait_for_selector('#history-chart[data-total="0"]')
             with page.expect_response(lambda response: f"/{first}/history" in response.url):
                 held[0].continue_()
             page.wait_for_timeout(1000)  # time for the late answer to be drawn, were it drawn
-            assert page.get_attribute("#history-chart", "data-total") == str(two_days)
-            assert f"{two_days} views of welcome" in page.inner_text("#history-summary")
+            assert page.get_attribute("#history-chart", "data-total") == "0"
+            assert page.inner_text("#history-summary") == "No views of Documentation in the last 24 hours."
         finally:
             browser.close()

@@ -16,12 +16,13 @@ ARTIFACTS = PROJECT_DIR / "test-artifacts"
 PUSH_MS = 15_000
 RECOVER_MS = 30_000  # backoff tops out at 8 s plus the server's start-up
 
+# The raw value each number shows (its text has thousands separators: 1,000).
 SHOWN = """() => Object.fromEntries(
-  [...document.querySelectorAll('[data-counter]')].map(n => [n.dataset.counter, n.textContent])
+  [...document.querySelectorAll('[data-counter]')].map(n => [n.dataset.counter, n.dataset.value])
 )"""
 ALL_SHOW = """([name, value]) => {
   const nodes = [...document.querySelectorAll(`[data-counter="${name}"]`)];
-  return nodes.length > 0 && nodes.every(n => n.textContent === String(value));
+  return nodes.length > 0 && nodes.every(n => n.dataset.value === String(value));
 }"""
 # Records every counter that gets the highlight class, however briefly it stays.
 WATCH_HIGHLIGHTS = """() => {

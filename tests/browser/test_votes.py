@@ -36,7 +36,8 @@ def test_click_to_vote_then_move_the_vote(demo_store, dynamodb_local, tmp_path):
         expect(option(page, "language", "python").locator(".count")).to_have_text("1")
         expect(option(page, "language", "python").locator("button")).to_have_attribute("aria-pressed", "true")
         expect(page.locator('[data-poll="language"] [data-vote-status]')).to_have_text("Your vote: Python.")
-        expect(page.locator('g[data-bar-counter="language.python"]')).to_have_attribute("data-votes", "1")
+        expect(page.locator('rect[data-bar="language.python"]')).to_have_attribute("width", "100.00%")
+        expect(option(page, "language", "python").locator("[data-share]")).to_have_text("100%")
 
         option(page, "language", "go").locator("button").click()
         expect(option(page, "language", "go")).to_have_class("chosen")

@@ -186,7 +186,8 @@ def test_a_new_project_runs_the_app_from_its_wheel(dynamodb_local, tmp_path):
         # The app's own counted page, drawn by the app's templates alone.
         page = requests.get(f"{site.url}/pages/welcome/", timeout=30)
         assert page.status_code == 200
-        assert "This page has been viewed" in page.text and "/static/counters/live.js" in page.text
+        assert '<p class="views">Viewed <span class="count"' in page.text
+        assert "/static/counters/live.js" in page.text
         assert requests.get(f"{site.url}/api/counters/welcome", timeout=30).json()["value"] == 1
         receive_until(socket, lambda known: known.get("welcome", (0, 0))[0] == 1)
 

@@ -109,7 +109,7 @@ def test_store_killed_under_load_recovers_with_every_acknowledged_write(data_dir
             assert page.status_code == 200
             assert "View count unavailable" in page.text
             assert dashboard.status_code == 200
-            assert "Counts unavailable" in dashboard.text
+            assert "Counts are unavailable right now" in dashboard.text
             assert write.status_code == 503
             assert error_code(write) == "store_unavailable"
             assert int(write.headers["Retry-After"]) > 0

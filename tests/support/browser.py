@@ -67,3 +67,27 @@ def admin_login(page: Page, base_url: str, *, username: str, password: str) -> N
     page.fill("#id_password", password)
     page.click("input[type=submit]")
     page.wait_for_url(f"{base_url}/admin/")
+
+
+# axe-core from npm (package.json pins it), injected into pages whose context has bypass_csp=True: the
+# site's own policy rightly refuses a script that is not one of its files.
+AXE_SCRIPT = PROJECT_DIR / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + " :: " + (n.failureSummary || "").slice(0, 200)),
+  }));
+}"""
+
+
+def axe_violations(page: Page) -> list[dict]:
+    """Every WCAG rule axe-core finds broken on the page as it is now (empty when it finds none)."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_SCRIPT))
+    return page.evaluate(AXE_RUN)
+
+
+def sideways_overflow(page: Page) -> int:
+    """How many CSS pixels the page is wider than its viewport (0 when nothing scrolls sideways)."""
+    return page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")

@@ -56,6 +56,7 @@ class SiteProcess:
         python: str = sys.executable,
         cwd: Path = PROJECT_DIR,
         application: str = "counters_site.asgi:application",
+        ready_path: str = "/api/counters",
     ) -> None:
         self.env = dict(env)
         self.log_path = log_path
@@ -64,6 +65,8 @@ class SiteProcess:
         self.python = python
         self.cwd = cwd
         self.application = application
+        # Answered below 500 once the site is up (another path for a site whose store is down on purpose).
+        self.ready_path = ready_path
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -107,7 +110,10 @@ class SiteProcess:
             if self.process.poll() is not None:
                 raise RuntimeError(f"site exited early; log:\n{self.log_text()[-3000:]}")
             try:
-                if requests.get(f"{self.url}/api/counters", timeout=5).status_code < 500:
+                if (
+                    requests.get(f"{self.url}{self.ready_path}", timeout=5, allow_redirects=False).status_code
+                    < 500
+                ):
                     return self
             except requests.RequestException:
                 pass

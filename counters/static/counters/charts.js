@@ -1,16 +1,33 @@
-/* Charts of the dashboard, drawn as plain SVG (no library, no network beyond this site's API):
- * - a sparkline per counter: views per minute over the last hour;
- * - a larger chart of the last 48 hours for the counter chosen in #history-counter;
- * - poll results as horizontal bars.
- * It subscribes to window.LiveCounters (live.js), which passes on only states newer than the page
- * held, with the state before: each extends the current minute by the writes it stands for (its
- * version step) and moves the poll bars. */
+/* Charts of the dashboard, drawn as plain SVG (no library, nothing fetched but this site's history API):
+ * - a sparkline per page: views per minute over the last hour;
+ * - the history chart of the page chosen in #history-counter over the range chosen in #history-ranges
+ *   (1 h by minute, 24 h by 15 minutes, 48 h by hour, 90 d by day), as columns with gridlines, axis text
+ *   at its real size (the viewBox follows the drawn width), a tooltip for the column under the pointer or
+ *   chosen with the arrow keys, and a summary sentence.
+ * It subscribes to window.LiveCounters (live.js), which passes on only states newer than the page held,
+ * with the state before: each extends the current bucket by the writes it stands for (its version step).
+ * Each drawn sparkline is announced as a "counters:sparkline" event {name, total} (the headline numbers). */
 (function () {
   "use strict";
 
   var SVG_NS = "http://www.w3.org/2000/svg";
   var ROLL_MS = 15000; // move the time axis along even when nothing is counted
-  var series = {}; // "<name>|<window>" -> {name, window, bucket, starts, counts, svg, draw}
+  var LANG = document.documentElement.lang || undefined;
+  var series = {}; // "<name>|<window>|<svg id>" -> entry
+  var RANGE_TEXT = { "1h": "the last hour", "24h": "the last 24 hours", "48h": "the last 48 hours", "90d": "the last 90 days" };
+  var STEP_TEXT = { 60: "minute", 900: "quarter hour", 3600: "hour", 86400: "day" };
+
+  function live() {
+    return window.LiveCounters || null;
+  }
+
+  function format(n) {
+    return live() ? live().format(n) : String(n);
+  }
+
+  function plural(n, one, other) {
+    return live() ? live().plural(n, one, other) : n + " " + (n === 1 ? one : other);
+  }
 
   function svgEl(tag, attrs, parent) {
     var node = document.createElementNS(SVG_NS, tag);
@@ -23,19 +40,19 @@
     while (node.firstChild) node.removeChild(node.firstChild);
   }
 
-  function viewBox(svg) {
-    var box = (svg.getAttribute("viewBox") || "0 0 120 28").split(/\s+/).map(Number);
-    return { width: box[2], height: box[3] };
-  }
-
-  function fetchHistory(name, windowName) {
-    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName;
-    return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(
-      function (response) {
-        if (!response.ok) throw new Error("history " + name + ": HTTP " + response.status);
-        return response.json();
-      }
-    );
+  function fetchHistory(name, windowName, step) {
+    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName + (step ? "&step=" + step : "");
+    return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (response) {
+      return response.json().then(
+        function (body) {
+          if (!response.ok) throw new Error(body && body.detail ? body.detail : "the server answered " + response.status + ".");
+          return body;
+        },
+        function () { throw new Error("the server answered " + response.status + "."); }
+      );
+    }, function () {
+      throw new Error("the site cannot be reached.");
+    });
   }
 
   /* Keep the last bucket the current one: append empty buckets as time passes, drop the oldest. */
@@ -52,104 +69,290 @@
     }
   }
 
-  function points(entry, width, height, top) {
-    var max = Math.max(1, Math.max.apply(null, entry.counts));
-    var n = entry.counts.length;
-    var step = n > 1 ? width / (n - 1) : width;
-    return entry.counts.map(function (count, i) {
-      var x = (i * step).toFixed(2);
-      var y = (top + (height - top) * (1 - count / max)).toFixed(2);
-      return x + "," + y;
-    });
+  function total(entry) {
+    return entry.counts.reduce(function (a, b) { return a + b; }, 0);
   }
 
   function mark(svg, entry) {
     svg.setAttribute("data-points", String(entry.counts.length));
-    svg.setAttribute("data-total", String(entry.counts.reduce(function (a, b) { return a + b; }, 0)));
+    svg.setAttribute("data-total", String(total(entry)));
   }
 
+  /* ---- sparklines ---- */
   function drawSparkline(entry) {
     var svg = entry.svg;
-    var size = viewBox(svg);
-    var line = points(entry, size.width, size.height, 2);
+    var width = 120, height = 28, top = 2;
+    var max = Math.max(1, Math.max.apply(null, entry.counts));
+    var n = entry.counts.length;
+    var step = n > 1 ? width / (n - 1) : width;
+    var line = entry.counts.map(function (count, i) {
+      return (i * step).toFixed(2) + "," + (top + (height - top) * (1 - count / max)).toFixed(2);
+    });
     clear(svg);
-    svgEl("polygon", { class: "area", points: "0," + size.height + " " + line.join(" ") + " " + size.width + "," + size.height }, svg);
+    svgEl("polygon", { class: "area", points: "0," + height + " " + line.join(" ") + " " + width + "," + height }, svg);
     svgEl("polyline", { points: line.join(" ") }, svg);
     mark(svg, entry);
+    var title = svg.getAttribute("data-title") || entry.name;
+    svg.setAttribute("aria-label", "Views of " + title + " per minute over the last hour: " + plural(total(entry), "view", "views"));
+    document.dispatchEvent(new CustomEvent("counters:sparkline", { detail: { name: entry.name, total: total(entry) } }));
   }
 
-  function label(svg, text, x, y, anchor) {
-    var node = svgEl("text", { x: x, y: y, "text-anchor": anchor || "start" }, svg);
-    node.textContent = text;
-    return node;
+  function loadSparkline(svg) {
+    if (svg.hasAttribute("data-loading")) return;
+    svg.setAttribute("data-loading", "true");
+    var name = svg.getAttribute("data-sparkline");
+    fetchHistory(name, "1h", "1m").then(function (data) {
+      var entry = entryFrom(data, svg, drawSparkline);
+      series[name + "|1h|spark"] = entry;
+      drawSparkline(entry);
+    }).catch(function (error) {
+      svg.setAttribute("data-error", "unavailable");
+      svg.setAttribute("aria-label", "The last hour of " + (svg.getAttribute("data-title") || name) + " cannot be loaded: " + error.message);
+      clear(svg);
+      var text = svgEl("text", { x: 0, y: 18, class: "sparkline-error" }, svg);
+      text.textContent = "unavailable";
+    });
   }
 
-  function drawLarge(entry) {
-    var svg = entry.svg;
-    var size = viewBox(svg);
-    var left = 40, bottom = 20, top = 10;
-    var plotWidth = size.width - left, plotHeight = size.height - bottom;
-    var max = Math.max(1, Math.max.apply(null, entry.counts));
-    var line = points(entry, plotWidth, plotHeight, top);
-    clear(svg);
-    var plot = svgEl("g", { transform: "translate(" + left + ",0)" }, svg);
-    svgEl("line", { class: "axis", x1: 0, y1: plotHeight, x2: plotWidth, y2: plotHeight }, plot);
-    svgEl("line", { class: "axis", x1: 0, y1: top, x2: 0, y2: plotHeight }, plot);
-    svgEl("polygon", { class: "area", points: "0," + plotHeight + " " + line.join(" ") + " " + plotWidth + "," + plotHeight }, plot);
-    svgEl("polyline", { class: "line", points: line.join(" ") }, plot);
-    label(svg, String(max), left - 4, top + 4, "end");
-    label(svg, "0", left - 4, plotHeight, "end");
-    label(svg, "48 h ago", left, size.height - 4);
-    label(svg, "24 h ago", left + plotWidth / 2, size.height - 4, "middle");
-    label(svg, "now", size.width, size.height - 4, "end");
-    mark(svg, entry);
+  function entryFrom(data, svg, draw) {
+    var entry = {
+      name: data.name,
+      window: data.window,
+      bucket: data.bucket_seconds,
+      starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
+      counts: data.points.map(function (p) { return p.count; }),
+      svg: svg,
+      draw: draw
+    };
+    advance(entry, Date.now() / 1000);
+    return entry;
+  }
+
+  /* ---- the history chart ---- */
+  function niceStep(max, ticks) {
+    var raw = Math.max(1, max / ticks);
+    var power = Math.pow(10, Math.floor(Math.log10(raw)));
+    var unit = [1, 2, 5, 10].map(function (m) { return m * power; }).filter(function (s) { return s >= raw; })[0];
+    return Math.max(1, unit);
+  }
+
+  function timeFormat(entry) {
+    if (entry.bucket >= 86400) return new Intl.DateTimeFormat(LANG, { month: "short", day: "numeric", timeZone: "UTC" });
+    if (entry.window === "48h") return new Intl.DateTimeFormat(LANG, { weekday: "short", hour: "numeric" });
+    if (entry.window === "24h") return new Intl.DateTimeFormat(LANG, { hour: "numeric" });
+    return new Intl.DateTimeFormat(LANG, { hour: "numeric", minute: "2-digit" });
+  }
+
+  function clockFormat(entry) {
+    if (entry.bucket >= 86400) return new Intl.DateTimeFormat(LANG, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
+    return new Intl.DateTimeFormat(LANG, { weekday: entry.window === "1h" ? undefined : "short", hour: "numeric", minute: "2-digit" });
+  }
+
+  /* Seconds between labelled ticks on the time axis, fewer when the chart is narrow. */
+  function tickSeconds(entry, width) {
+    var narrow = width < 480;
+    return {
+      "1h": narrow ? 1200 : 600,
+      "24h": narrow ? 6 * 3600 : 3 * 3600,
+      "48h": narrow ? 12 * 3600 : 6 * 3600,
+      "90d": narrow ? 30 * 86400 : 14 * 86400
+    }[entry.window] || entry.bucket * 10;
+  }
+
+  function period(entry, i) {
+    var fmt = clockFormat(entry);
+    var start = new Date(entry.starts[i] * 1000);
+    if (entry.bucket >= 86400) return fmt.format(start) + " (UTC)";
+    var end = new Date((entry.starts[i] + entry.bucket) * 1000);
+    return typeof fmt.formatRange === "function" ? fmt.formatRange(start, end) : fmt.format(start) + " – " + fmt.format(end);
+  }
+
+  function chartTitle() {
+    var picker = document.getElementById("history-counter");
+    return picker && picker.selectedIndex >= 0 ? picker.options[picker.selectedIndex].text : "";
+  }
+
+  function summarise(entry) {
     var summary = document.getElementById("history-summary");
-    if (summary) {
-      var total = Number(svg.getAttribute("data-total"));
-      summary.textContent = total + " views of " + entry.name + " in the last 48 hours; busiest minute: " + max + ".";
+    if (!summary) return;
+    var sum = total(entry);
+    var range = RANGE_TEXT[entry.window] || entry.window;
+    if (!sum) {
+      summary.textContent = "No views of " + chartTitle() + " in " + range + ".";
+      return;
     }
+    var busiest = entry.counts.indexOf(Math.max.apply(null, entry.counts));
+    summary.textContent = chartTitle() + ": " + plural(sum, "view", "views") + " in " + range + "; the busiest " +
+      (STEP_TEXT[entry.bucket] || "period") + " was " + period(entry, busiest) + " with " +
+      plural(entry.counts[busiest], "view", "views") + ".";
   }
 
-  function load(svg, name, windowName, draw, isCurrent) {
-    var key = name + "|" + windowName;
-    return fetchHistory(name, windowName).then(function (data) {
-      // A later choice may have been answered first: a stale answer must not replace it.
-      if (isCurrent && !isCurrent()) return;
-      var entry = {
-        name: name,
-        window: windowName,
-        bucket: data.bucket_seconds,
-        starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
-        counts: data.points.map(function (p) { return p.count; }),
-        svg: svg,
-        draw: draw,
-      };
-      advance(entry, Date.now() / 1000);
-      series[key] = entry;
-      draw(entry);
+  function showPoint(entry, index) {
+    var tip = document.getElementById("history-tip");
+    entry.active = index;
+    entry.svg.querySelectorAll("rect.col").forEach(function (rect) {
+      rect.classList.toggle("active", Number(rect.getAttribute("data-index")) === index);
     });
+    if (!tip) return;
+    if (index === null || index === undefined) {
+      tip.textContent = "";
+      entry.svg.removeAttribute("data-active");
+      return;
+    }
+    entry.svg.setAttribute("data-active", String(index));
+    tip.textContent = period(entry, index) + ": " + plural(entry.counts[index], "view", "views");
   }
 
-  /* ---- poll bars ---- */
-  function drawPoll(svg) {
-    var bars = Array.prototype.slice.call(svg.querySelectorAll("g[data-bar-counter]"));
-    var rowHeight = 24, width = 400, labelWidth = 150, countWidth = 40;
-    var total = bars.reduce(function (sum, g) { return sum + Number(g.getAttribute("data-votes")); }, 0);
-    var most = Math.max.apply(null, [1].concat(bars.map(function (g) { return Number(g.getAttribute("data-votes")); })));
-    svg.setAttribute("viewBox", "0 0 " + width + " " + bars.length * rowHeight);
-    bars.forEach(function (g, i) {
-      var votes = Number(g.getAttribute("data-votes"));
-      var full = width - labelWidth - countWidth;
-      clear(g);
-      g.setAttribute("transform", "translate(0," + i * rowHeight + ")");
-      label(g, g.getAttribute("data-label"), 0, 16);
-      svgEl("rect", { class: "track", x: labelWidth, y: 4, width: full, height: 14, rx: 3 }, g);
-      svgEl("rect", { class: "bar", x: labelWidth, y: 4, width: (full * votes / most).toFixed(2), height: 14, rx: 3 }, g);
-      var text = label(g, String(votes), width, 16, "end");
-      text.setAttribute("class", "votes");
-      g.setAttribute("data-share", total ? (votes / total).toFixed(4) : "0");
+  function drawChart(entry) {
+    var svg = entry.svg;
+    var box = svg.getBoundingClientRect();
+    var width = Math.max(200, Math.round(box.width) || 600);
+    var height = Math.max(120, Math.round(box.height) || 240);
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    var max = Math.max.apply(null, entry.counts);
+    var step = niceStep(max, height < 220 ? 3 : 4);
+    var top = Math.max(step, Math.ceil(max / step) * step);
+    var labelWidth = String(format(top)).length * 7 + 10;
+    var left = labelWidth, right = 6, upper = 10, bottom = 24;
+    var plotW = width - left - right, plotH = height - upper - bottom;
+    clear(svg);
+    // Gridlines and the count axis.
+    for (var tick = 0; tick <= top; tick += step) {
+      var y = upper + plotH * (1 - tick / top);
+      svgEl("line", { class: tick === 0 ? "baseline" : "grid", x1: left, x2: width - right, y1: y.toFixed(1), y2: y.toFixed(1) }, svg);
+      var label = svgEl("text", { x: left - 6, y: (y + 4).toFixed(1), "text-anchor": "end" }, svg);
+      label.textContent = format(tick);
+    }
+    // Columns, one per bucket.
+    var n = entry.counts.length;
+    var col = plotW / n;
+    var gap = col > 5 ? 1 : 0;
+    entry.counts.forEach(function (count, i) {
+      if (!count) return;
+      var h = Math.max(1, plotH * count / top);
+      svgEl("rect", {
+        class: "col" + (entry.active === i ? " active" : ""), "data-index": i,
+        x: (left + i * col + gap / 2).toFixed(2), y: (upper + plotH - h).toFixed(2),
+        width: Math.max(1, col - gap).toFixed(2), height: h.toFixed(2)
+      }, svg);
     });
-    svg.setAttribute("data-total", String(total));
+    // The time axis: ticks on round local times (days in UTC).
+    var every = tickSeconds(entry, width);
+    var offset = entry.bucket >= 86400 ? 0 : new Date().getTimezoneOffset() * 60;
+    var fmt = timeFormat(entry);
+    var lastEnd = -Infinity;
+    entry.starts.forEach(function (start, i) {
+      if (((start - offset) % every + every) % every !== 0) return;
+      var x = left + i * col;
+      var words = fmt.format(new Date(start * 1000));
+      var half = words.length * 3.6; // about half the label's width at 12px
+      var anchorStart = x - half < left;
+      var from = anchorStart ? x : x - half;
+      if (from < lastEnd + 12 || x + half > width) return;
+      lastEnd = anchorStart ? x + 2 * half : x + half;
+      svgEl("line", { class: "grid", x1: x.toFixed(1), x2: x.toFixed(1), y1: upper + plotH, y2: upper + plotH + 4 }, svg);
+      var text = svgEl("text", { x: x.toFixed(1), y: height - 6, "text-anchor": anchorStart ? "start" : "middle" }, svg);
+      text.textContent = words;
+    });
+    entry.layout = { left: left, col: col, n: n };
+    svg.setAttribute("data-window", entry.window);
+    svg.setAttribute("data-step-seconds", String(entry.bucket));
+    svg.setAttribute("aria-label", "Views of " + chartTitle() + " in " + (RANGE_TEXT[entry.window] || entry.window) + ", per " + (STEP_TEXT[entry.bucket] || "bucket"));
+    mark(svg, entry);
+    summarise(entry);
+    if (entry.active !== null && entry.active !== undefined) showPoint(entry, entry.active);
+  }
+
+  function startChart() {
+    var chart = document.getElementById("history-chart");
+    var picker = document.getElementById("history-counter");
+    var ranges = document.getElementById("history-ranges");
+    if (!chart || !picker) return;
+    var choice = 0;
+    var current = null;
+
+    function chosenRange() {
+      var input = ranges ? ranges.querySelector("input:checked") : null;
+      return input ? { window: input.value, step: input.getAttribute("data-step") } : { window: "24h", step: "15m" };
+    }
+
+    function show() {
+      var mine = ++choice;
+      var range = chosenRange();
+      Object.keys(series).forEach(function (key) { if (series[key].svg === chart) delete series[key]; });
+      current = null;
+      chart.removeAttribute("data-points");
+      chart.removeAttribute("data-error");
+      chart.setAttribute("aria-busy", "true");
+      fetchHistory(picker.value, range.window, range.step).then(function (data) {
+        // A later choice may have been answered first: a stale answer must not replace it.
+        if (mine !== choice) return;
+        current = entryFrom(data, chart, drawChart);
+        current.active = null;
+        series[picker.value + "|" + range.window + "|chart"] = current;
+        chart.removeAttribute("aria-busy");
+        showPoint(current, null);
+        drawChart(current);
+      }).catch(function (error) {
+        if (mine !== choice) return;
+        chart.removeAttribute("aria-busy");
+        chart.setAttribute("data-error", "unavailable");
+        clear(chart);
+        var summary = document.getElementById("history-summary");
+        if (summary) summary.textContent = "The history of " + chartTitle() + " cannot be loaded: " + error.message;
+      });
+    }
+
+    function indexAt(event) {
+      if (!current || !current.layout) return null;
+      var box = chart.getBoundingClientRect();
+      var x = (event.clientX - box.left) * (Number(chart.viewBox.baseVal.width) / box.width);
+      var i = Math.floor((x - current.layout.left) / current.layout.col);
+      return i >= 0 && i < current.layout.n ? i : null;
+    }
+
+    chart.addEventListener("pointermove", function (event) {
+      if (current) showPoint(current, indexAt(event));
+    });
+    chart.addEventListener("pointerleave", function () {
+      if (current && document.activeElement !== chart) showPoint(current, null);
+    });
+    chart.addEventListener("focus", function () {
+      if (!current || (current.active !== null && current.active !== undefined)) return;
+      var last = current.counts.length - 1;
+      for (var i = last; i >= 0; i--) if (current.counts[i]) { last = i; break; }
+      showPoint(current, last);
+    });
+    chart.addEventListener("blur", function () {
+      if (current) showPoint(current, null);
+    });
+    chart.addEventListener("keydown", function (event) {
+      if (!current) return;
+      var n = current.counts.length;
+      var at = current.active === null || current.active === undefined ? n - 1 : current.active;
+      var moves = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: n - 1, PageUp: at - 10, PageDown: at + 10 };
+      if (event.key === "Escape") {
+        showPoint(current, null);
+        return;
+      }
+      if (!(event.key in moves)) return;
+      event.preventDefault();
+      showPoint(current, Math.max(0, Math.min(n - 1, moves[event.key])));
+    });
+    picker.addEventListener("change", show);
+    if (ranges) ranges.addEventListener("change", show);
+    if (window.ResizeObserver) {
+      var pending = false;
+      new ResizeObserver(function () {
+        if (pending || !current) return;
+        pending = true;
+        window.requestAnimationFrame(function () {
+          pending = false;
+          if (current) drawChart(current);
+        });
+      }).observe(chart);
+    }
+    if (picker.value) show();
   }
 
   /* ---- live updates ---- */
@@ -159,6 +362,7 @@
       var previous = update.previous;
       // Each write is one version step; a fall in value is a reset, not views.
       var writes = previous && update.value >= previous.value ? update.version - previous.version : 0;
+      if (!writes) return;
       Object.keys(series).forEach(function (key) {
         var entry = series[key];
         if (entry.name !== update.name) return;
@@ -166,39 +370,18 @@
         entry.counts[entry.counts.length - 1] += writes;
         entry.draw(entry);
       });
-      document.querySelectorAll("g[data-bar-counter]").forEach(function (g) {
-        if (g.getAttribute("data-bar-counter") !== update.name) return;
-        g.setAttribute("data-votes", String(update.value));
-        g.setAttribute("data-version", String(update.version));
-        drawPoll(g.ownerSVGElement);
-      });
     });
   }
 
+  function loadSparklines() {
+    document.querySelectorAll("svg[data-sparkline]").forEach(loadSparkline);
+  }
+
   function start() {
-    document.querySelectorAll("svg[data-poll-bars]").forEach(drawPoll);
-    document.querySelectorAll("svg[data-sparkline]").forEach(function (svg) {
-      load(svg, svg.getAttribute("data-sparkline"), "1h", drawSparkline).catch(function () {
-        svg.setAttribute("data-error", "unavailable");
-      });
-    });
-    var chart = document.getElementById("history-chart");
-    var picker = document.getElementById("history-counter");
-    if (chart && picker) {
-      var choice = 0;
-      var show = function () {
-        var mine = ++choice;
-        var isCurrent = function () { return mine === choice; };
-        Object.keys(series).forEach(function (key) { if (series[key].svg === chart) delete series[key]; });
-        chart.removeAttribute("data-points");
-        load(chart, picker.value, chart.getAttribute("data-window") || "48h", drawLarge, isCurrent).catch(function () {
-          if (isCurrent()) chart.setAttribute("data-error", "unavailable");
-        });
-      };
-      picker.addEventListener("change", show);
-      if (picker.value) show();
-    }
-    if (window.LiveCounters) window.LiveCounters.subscribe(onUpdate);
+    loadSparklines();
+    startChart();
+    document.addEventListener("counters:rows-added", loadSparklines);
+    if (live()) live().subscribe(onUpdate);
     window.setInterval(function () {
       var now = Date.now() / 1000;
       Object.keys(series).forEach(function (key) {

@@ -4,15 +4,21 @@
  * - The highest version per counter is kept here, and a state is applied only if its version is newer,
  *   so late or reordered frames (several workers, a reconnect, a slow API answer) never bring back an
  *   old total. Other scripts never compare versions: they offer states and subscribe to what applied.
- * - Every [data-counter] element with an older data-version gets the new value and a short highlight.
- * - #connection shows "connecting", "live" or "reconnecting"; a lost socket is reopened with
- *   exponential backoff and full jitter, and the fresh snapshot resyncs the page.
+ * - Every [data-counter] element with an older data-version gets the new value (data-value, and its text
+ *   through Intl.NumberFormat) and a short highlight; [data-plural-for] words next to it follow the number.
+ * - #connection shows "connecting", "live", "reconnecting" or "counts unavailable" (the server closed with
+ *   4013 because it could not read the store, or sent {"type":"status","counts":"unavailable"}); a lost
+ *   socket is reopened with exponential backoff and full jitter, and the fresh snapshot resyncs the page.
+ * - {"type":"catalog","counters":[...],"polls":[...]} (a poll closed, reopened or added, an option or a
+ *   counter added) goes to subscribers whole, then known states are drawn on whatever nodes they added.
  * API (window.LiveCounters):
  * - subscribe(fn) -> unsubscribe; fn({type, counters}) gets each applied batch, only the counters that
  *   were newer, each as {name, value, version, previous} (previous: the {value, version} held before, or null);
+ *   a snapshot also carries `open` (live pages on that server) and a catalog `catalog` (the whole frame);
  * - offer(states) feeds states from elsewhere (e.g. a vote's HTTP answer: one state, a list, or
  *   {counters}) through the same rule and returns those applied; apply is the same function;
- * - get(name) -> {value, version} or null; state() -> the connection state. */
+ * - get(name) -> {value, version} or null; state() -> the connection state;
+ * - format(n) -> the number as the page writes it; plural(n, one, other) -> "1 view", "2 views". */
 (function () {
   "use strict";
 
@@ -23,7 +29,17 @@
   var FIRST_DELAY_MS = 500;
   var MAX_DELAY_MS = 8000;
   var HIGHLIGHT_MS = 700;
-  var LABELS = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…" };
+  var LABELS = {
+    connecting: "connecting…",
+    live: "live",
+    reconnecting: "reconnecting…",
+    unavailable: "counts unavailable"
+  };
+  // The server's "try again later": it could not read the counter store for a snapshot.
+  var CLOSE_STORE_UNAVAILABLE = 4013;
+  var LANG = document.documentElement.lang || undefined;
+  var numbers = new Intl.NumberFormat(LANG);
+  var plurals = new Intl.PluralRules(LANG);
 
   var known = {}; // name -> {value, version}: the newest state this page holds
   var subscribers = [];
@@ -31,6 +47,15 @@
   var attempt = 0;
   var timer = null;
   var everLive = false;
+  var storeDown = false;
+
+  function format(value) {
+    return typeof value === "number" ? numbers.format(value) : String(value);
+  }
+
+  function plural(value, one, other) {
+    return format(value) + " " + (plurals.select(value) === "one" ? one : other);
+  }
 
   function setState(state) {
     var node = document.getElementById("connection");
@@ -43,7 +68,8 @@
     document.querySelectorAll("[data-counter][data-version]").forEach(function (node) {
       var name = node.getAttribute("data-counter");
       var version = Number(node.getAttribute("data-version"));
-      var value = Number((node.textContent || "").replace(/[^0-9-]/g, ""));
+      var raw = node.hasAttribute("data-value") ? node.getAttribute("data-value") : node.textContent || "";
+      var value = Number(String(raw).replace(/[^0-9-]/g, ""));
       if (version >= 0 && (!known[name] || version > known[name].version)) {
         known[name] = { value: value, version: version };
       }
@@ -59,19 +85,40 @@
   }
 
   function render(counter) {
+    var rendered = false;
     document.querySelectorAll("[data-counter]").forEach(function (node) {
       if (node.getAttribute("data-counter") !== counter.name) return;
       var shown = Number(node.getAttribute("data-version"));
       if (node.hasAttribute("data-version") && shown >= counter.version) return;
-      var changed = node.textContent !== String(counter.value);
-      node.textContent = String(counter.value);
+      var text = format(counter.value);
+      var changed = node.textContent !== text;
+      node.textContent = text;
+      node.setAttribute("data-value", String(counter.value));
       node.setAttribute("data-version", String(counter.version));
+      rendered = true;
       if (changed) highlight(node);
+    });
+    if (!rendered) return;
+    document.querySelectorAll("[data-plural-for]").forEach(function (node) {
+      if (node.getAttribute("data-plural-for") !== counter.name) return;
+      var word = plurals.select(counter.value) === "one" ? "data-one" : "data-other";
+      node.textContent = node.getAttribute(word) || node.textContent;
     });
   }
 
-  /* Apply the counters that are newer than what the page holds; tell subscribers about those. */
-  function apply(counters, type) {
+  function notify(message) {
+    subscribers.slice().forEach(function (fn) {
+      try {
+        fn(message);
+      } catch (error) {
+        window.console && console.error("LiveCounters subscriber failed", error);
+      }
+    });
+  }
+
+  /* Apply the counters that are newer than what the page holds; tell subscribers about those
+   * (a snapshot or catalog reaches them even when nothing in it was newer: it carries more than totals). */
+  function apply(counters, type, extra) {
     var applied = [];
     (counters || []).forEach(function (counter) {
       if (!counter || typeof counter.name !== "string" || typeof counter.version !== "number") return;
@@ -81,15 +128,10 @@
       render(counter);
       applied.push({ name: counter.name, value: counter.value, version: counter.version, previous: previous });
     });
-    if (applied.length) {
+    if (applied.length || extra) {
       var message = { type: type || "update", counters: applied };
-      subscribers.slice().forEach(function (fn) {
-        try {
-          fn(message);
-        } catch (error) {
-          window.console && console.error("LiveCounters subscriber failed", error);
-        }
-      });
+      Object.keys(extra || {}).forEach(function (key) { message[key] = extra[key]; });
+      notify(message);
     }
     return applied;
   }
@@ -106,9 +148,16 @@
     return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + PATH;
   }
 
+  /* Draw every known state on nodes that do not show it yet (e.g. added for a new poll or page). */
+  function refresh() {
+    Object.keys(known).forEach(function (name) {
+      render({ name: name, value: known[name].value, version: known[name].version });
+    });
+  }
+
   function scheduleReconnect() {
     if (timer !== null) return;
-    setState(everLive ? "reconnecting" : "connecting");
+    setState(storeDown ? "unavailable" : everLive ? "reconnecting" : "connecting");
     // Full jitter: pages that lost the same server do not all come back at the same moment.
     var ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * Math.pow(2, attempt));
     attempt += 1;
@@ -138,12 +187,23 @@
       if (message.type === "snapshot") {
         attempt = 0;
         everLive = true;
+        storeDown = false;
         setState("live");
+        apply(message.counters, "snapshot", { open: message.open });
+      } else if (message.type === "update") {
+        apply(message.counters, "update");
+      } else if (message.type === "catalog") {
+        apply(message.counters, "catalog", { catalog: message });
+        refresh();
+      } else if (message.type === "status") {
+        storeDown = message.counts === "unavailable";
+        setState(storeDown ? "unavailable" : "live");
+        notify({ type: "status", counters: [], counts: message.counts });
       }
-      if (message.type === "snapshot" || message.type === "update") apply(message.counters, message.type);
     };
-    ws.onclose = function () {
+    ws.onclose = function (event) {
       if (socket === ws) socket = null;
+      storeDown = event.code === CLOSE_STORE_UNAVAILABLE;
       scheduleReconnect();
     };
     ws.onerror = function () {
@@ -167,6 +227,9 @@
     },
     offer: offer,
     apply: offer, // the earlier name, kept for pages written against it
+    refresh: refresh,
+    format: format,
+    plural: plural,
     get: function (name) {
       return known[name] ? { value: known[name].value, version: known[name].version } : null;
     },
@@ -178,7 +241,8 @@
 
   function start() {
     rememberRendered();
-    setState("connecting");
+    setState(document.body.getAttribute("data-counts") === "unavailable" ? "unavailable" : "connecting");
+    storeDown = document.body.getAttribute("data-counts") === "unavailable";
     // Back online or back to the tab: no need to sit out the backoff.
     window.addEventListener("online", reconnectNow);
     document.addEventListener("visibilitychange", function () {

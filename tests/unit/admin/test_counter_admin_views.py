@@ -41,6 +41,7 @@ def counter_row(html: str, name: str) -> str:
 
 @pytest.mark.django_db
 def test_permissions_are_real_and_the_index_shows_counters_and_polls(client, demo_store):
+    """Counters are offered to view only (no "Change"): they are reset, never edited."""
     codenames = set(
         Permission.objects.filter(content_type__app_label="counters").values_list("codename", flat=True)
     )
@@ -49,6 +50,9 @@ def test_permissions_are_real_and_the_index_shows_counters_and_polls(client, dem
     index = client.get("/admin/").content.decode()
     assert f'href="{LIST}"' in index and 'href="/admin/counters/poll/"' in index
     assert "Counters" in index and "Polls" in index
+    counters_row = re.search(r'<tr class="model-counter">.*?</tr>', index, re.S).group(0)
+    assert "View" in counters_row and "Change" not in counters_row
+    assert "Live counters administration" in index and "Django administration" not in index
 
 
 @pytest.mark.django_db
@@ -105,10 +109,18 @@ def test_reset_applies_at_the_version_shown_and_shows_in_the_history(resetter, d
         demo_store.increment("welcome", kind="views")
     page = resetter.get(detail("welcome")).content.decode()
     assert "Never reset." in page
+    asked = resetter.post(reset_url("welcome"), {"shown": shown_token(page), "reason": "demo over"})
+    question = asked.content.decode()
+    assert asked.status_code == 200 and "Reset welcome to 0?" in question
+    assert 'value="Yes, reset welcome to 0"' in question and 'name="confirmed" value="1"' in question
+    assert demo_store.get("welcome").value == 4, "nothing is reset before the confirmation"
     response = resetter.post(
-        reset_url("welcome"), {"shown": shown_token(page), "reason": "demo over"}, follow=True
+        reset_url("welcome"),
+        {"shown": shown_token(question), "reason": "demo over", "confirmed": "1"},
+        follow=True,
     )
     html = response.content.decode()
+    assert html.count('class="success"') == 1, "one message for one outcome"
     assert "Reset welcome from 4 (version 4) to 0; it is now at version 5." in html
     assert (demo_store.get("welcome").value, demo_store.get("welcome").version) == (0, 5)
     history = re.search(r'<div class="module" id="reset-history">.*?</table>', html, re.S).group(0)
@@ -151,13 +163,20 @@ def test_conflict_shows_the_current_value_and_a_confirmation_applies(resetter, d
     page = resetter.get(detail("docs")).content.decode()
     for _ in range(2):
         demo_store.increment("docs", kind="views")  # counted after the page was shown
-    refused = resetter.post(reset_url("docs"), {"shown": shown_token(page), "reason": "cleanup"})
+    refused = resetter.post(
+        reset_url("docs"), {"shown": shown_token(page), "reason": "cleanup", "confirmed": "1"}
+    )
     html = refused.content.decode()
     assert refused.status_code == 409
+    assert "Not reset" not in html and 'class="warning"' not in html, "the page says it once, no message"
     assert "it is now <strong>3</strong> at version <strong>3</strong>. Nothing was reset." in html
     assert 'value="Confirm reset at version 3"' in html and 'value="cleanup"' in html
     assert demo_store.get("docs").value == 3 and demo_store.reset_history("docs") == []
-    confirmed = resetter.post(reset_url("docs"), {"shown": shown_token(html), "reason": "cleanup"})
+    # The conflict's own button is the confirmation: it carries confirmed=1 and applies at once.
+    assert 'name="confirmed" value="1"' in html
+    confirmed = resetter.post(
+        reset_url("docs"), {"shown": shown_token(html), "reason": "cleanup", "confirmed": "1"}
+    )
     assert confirmed.status_code == 302
     assert demo_store.get("docs").value == 0
     [record] = demo_store.reset_history("docs")
@@ -171,7 +190,15 @@ def test_bulk_reset_resets_each_at_its_shown_version_and_reports_each(resetter, 
     html = resetter.get(LIST).content.decode()
     selected = [shown_token(html, "welcome"), shown_token(html, "docs"), shown_token(html, "pricing")]
     demo_store.increment("docs", kind="views")  # docs moves on after the list was shown
-    response = resetter.post(LIST, {"selected": selected, "reason": "new month"}, follow=True)
+    asked = resetter.post(LIST, {"selected": selected, "reason": "new month", "action": "reset"})
+    question = asked.content.decode()
+    assert asked.status_code == 200 and "Reset 3 counters to 0?" in question
+    assert re.findall(r'<tr data-counter="([^"]+)"', question) == ["welcome", "docs", "pricing"]
+    assert "changed since shown" in counter_row(question, "docs")
+    assert demo_store.get("welcome").value == 1, "nothing is reset before the confirmation"
+    response = resetter.post(
+        LIST, {"selected": selected, "reason": "new month", "confirmed": "1"}, follow=True
+    )
     page = response.content.decode()
     assert "Reset welcome from 1 (version 1) to 0" in page
     assert "Reset pricing from 1000 (version 0) to 0" in page
@@ -197,6 +224,8 @@ def test_a_hot_counter_is_shown_summed_and_reset_over_every_shard(resetter, stor
         store.increment("viral", kind="views")
     page = resetter.get(detail("viral")).content.decode()
     assert 'id="counter-value">9<' in page and 'id="counter-version">9<' in page
-    response = resetter.post(reset_url("viral"), {"shown": shown_token(page), "reason": "x"}, follow=True)
+    response = resetter.post(
+        reset_url("viral"), {"shown": shown_token(page), "reason": "x", "confirmed": "1"}, follow=True
+    )
     assert "Reset viral from 9 (version 9) to 0; it is now at version 14." in response.content.decode()
     assert (store.get("viral").value, store.get("viral").version) == (0, 14)

@@ -105,11 +105,14 @@ def test_windows_zero_fill_and_place_views_in_time(client, page):
     assert (quarter["resolution"], len(quarter["points"]), quarter["total"]) == ("hour", 2160, 18)
     assert quarter["points"][-1]["start"].endswith(":00:00Z")
     assert client.get("/api/counters/welcome/history").json()["window"] == "1h"
+    by_quarter = client.get("/api/counters/welcome/history?window=48h&step=15m").json()
+    assert (by_quarter["bucket_seconds"], len(by_quarter["points"]), by_quarter["total"]) == (900, 192, 12)
 
 
 def test_history_api_refuses_bad_input(client, page):
     for url, status, code in [
         ("/api/counters/welcome/history?window=7d", 400, "invalid"),
+        ("/api/counters/welcome/history?window=90d&step=1m", 400, "invalid"),
         ("/api/counters/ghost/history?window=1h", 404, "not_found"),
         ("/api/counters/BAD!/history?window=1h", 400, "invalid"),
     ]:

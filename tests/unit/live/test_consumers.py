@@ -210,3 +210,10 @@ async def test_sockets_are_closed_when_the_relay_loses_the_layer(memory_demo_sto
 def test_publish_never_raises_into_the_request(caplog):
     broadcast.publish([object()])  # not a CounterState: logged, not raised
     assert "Could not queue counter updates" in caplog.text
+
+
+async def test_the_snapshot_says_how_many_live_pages_this_process_serves(demo_store):
+    async with dashboard_socket() as first:
+        assert (await first.receive_json_from(timeout=10))["open"] == 1
+        async with dashboard_socket() as second:
+            assert (await second.receive_json_from(timeout=10))["open"] == 2

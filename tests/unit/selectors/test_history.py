@@ -45,3 +45,31 @@ def test_history_of_an_unknown_counter_or_window_is_refused(memory_demo_store):
         selectors.counter_history(name="ghost", window="1h", now=NOW)
     with pytest.raises(InvalidInput):
         selectors.counter_history(name="docs", window="1y", now=NOW)
+
+
+def test_a_step_sums_whole_buckets_aligned_in_utc(memory_demo_store):
+    this_minute = MINUTE.start_of(NOW)  # 12:00
+    add(memory_demo_store, MINUTE, this_minute, 4)  # in the 12:00 quarter
+    add(memory_demo_store, MINUTE, this_minute - 60, 2)  # 11:59: the 11:45 quarter
+    add(memory_demo_store, MINUTE, this_minute - 14 * 60, 1)  # 11:46: the 11:45 quarter too
+    add(memory_demo_store, MINUTE, this_minute - 24 * 3600, 9)  # just before the 24 h window
+    history = selectors.counter_history(name="docs", window="24h", step="15m", now=NOW)
+    assert len(history.counts) == 96
+    assert history.counts[-2:] == (3, 4) and sum(history.counts) == 7
+    assert history.as_dict()["points"][-1] == {"start": "2026-01-01T12:00:00Z", "count": 4}
+    assert (history.as_dict()["step"], history.as_dict()["bucket_seconds"]) == ("15m", 900)
+
+
+def test_ninety_days_by_day_start_at_midnight_utc(memory_demo_store):
+    add(memory_demo_store, HOUR, HOUR.start_of(NOW), 5)  # today, 12:00
+    add(memory_demo_store, HOUR, HOUR.start_of(NOW) - 13 * 3600, 6)  # yesterday, 23:00
+    history = selectors.counter_history(name="docs", window="90d", step="1d", now=NOW)
+    assert len(history.counts) == 90
+    assert history.counts[-2:] == (6, 5)
+    assert history.as_dict()["points"][-1]["start"] == "2026-01-01T00:00:00Z"
+
+
+def test_a_step_that_does_not_fit_the_window_is_refused(memory_demo_store):
+    for window, step in [("90d", "1m"), ("90d", "15m"), ("1h", "1d"), ("1h", ""), ("1h", "2m")]:
+        with pytest.raises(InvalidInput):
+            selectors.counter_history(name="docs", window=window, step=step, now=NOW)

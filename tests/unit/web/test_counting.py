@@ -66,11 +66,15 @@ def test_store_outage_leaves_the_page_rendering(demo_store, monkeypatch):
 
 
 def test_template_tags_show_counts(store):
-    store.define_counter(CounterDefinition(name="promo", kind="views", start=41))
+    store.define_counter(CounterDefinition(name="promo", kind="views", start=1041))
     store.increment("promo", kind="views")
     html = Template('{% load counters %}{% counter_value "promo" %}|{% live_counter "promo" %}').render(
         Context()
     )
-    assert html == '42|<span class="count" data-counter="promo" data-version="1">42</span>'
+    # The raw value for scripts, the text with separators for people (live.js writes it the same way).
+    assert (
+        html
+        == '1042|<span class="count" data-value="1042" data-counter="promo" data-version="1">1,042</span>'
+    )
     missing = Template('{% load counters %}{% counter_value "ghost" %}').render(Context())
     assert missing == "–"

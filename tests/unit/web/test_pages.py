@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.test import RequestFactory
+
+from counters.web import errors
 
 
 def item_count(store) -> int:
@@ -105,3 +108,12 @@ def test_dashboard_of_a_table_without_demo_content_renders_uncounted(client, sto
     response = client.get("/")
     assert response.status_code == 200
     assert store.counter_names() == []
+
+
+def test_a_server_error_is_a_styled_page_without_the_live_script():
+    response = errors.server_error(RequestFactory().get("/somewhere/"))
+    html = response.content.decode()
+    assert response.status_code == 500
+    assert '<p class="error-code">500</p>' in html and "Back to the dashboard" in html
+    assert "/static/site/site.css" in html and 'class="skip-link"' in html
+    assert "live.js" not in html, "an error page opens no websocket"

@@ -1,0 +1,66 @@
+"""Tell open pages that the catalog changed: a poll closed, reopened or added, an option or a counter added.
+
+Totals travel as coalesced updates; these changes are rare and structural, so they go as one small group
+message with no data (`counters.catalog`). Each process's relay then reads the polls and counters once,
+whatever the number of its sockets, and hands every open page the same frame
+`{"type": "catalog", "counters": [...], "polls": [...]}`; changes that meet while a read runs are served
+by one more read after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+from asgiref.sync import sync_to_async
+
+from counters import selectors
+from counters.live import broadcast
+
+CATALOG_EVENT = "counters.catalog"
+
+logger = logging.getLogger(__name__)
+
+
+def publish_catalog() -> None:
+    """Ask every process's relay to send open pages the current polls and counters (never raises)."""
+    broadcast.announce({"type": CATALOG_EVENT})
+
+
+def read_catalog_frame() -> str:
+    """The websocket text of the catalog: every counter's state and every poll with its totals."""
+    counters = [state.as_dict() for state in selectors.counter_list()]
+    polls = [poll.as_dict() for poll in selectors.poll_list()]
+    return json.dumps({"type": "catalog", "counters": counters, "polls": polls}, separators=(",", ":"))
+
+
+class CatalogRelay:
+    """Used on one event loop: one catalog read at a time, its frame handed to `deliver`."""
+
+    def __init__(self, deliver: Callable[[str], Awaitable[None]]) -> None:
+        self._deliver = deliver
+        self._task: asyncio.Task | None = None
+        self._again = False
+
+    def changed(self) -> None:
+        """Read and send the catalog soon; a change during a read makes one more read after it."""
+        if self._task is not None and not self._task.done():
+            self._again = True
+            return
+        self._task = asyncio.get_running_loop().create_task(self._run(), context=contextvars.Context())
+
+    async def _run(self) -> None:
+        self._again = True
+        while self._again:
+            self._again = False
+            try:
+                # In a worker thread: the store is boto3, and the loop must keep serving sockets.
+                frame = await sync_to_async(read_catalog_frame, thread_sensitive=False)()
+            except Exception:
+                # Pages keep what they show; their next snapshot after a reconnect is current again.
+                logger.warning("Could not read the catalog for open pages", exc_info=True)
+                continue
+            await self._deliver(frame)
