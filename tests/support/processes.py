@@ -24,6 +24,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def occupy_port(port: int) -> socket.socket:
+    """A socket listening on `port` and never answering, as another program that took the port."""
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past a killed server's TIME_WAIT
+    squatter.bind(("127.0.0.1", port))
+    squatter.listen()
+    return squatter
+
+
 def site_environment(**overrides: str) -> dict[str, str]:
     """The environment a site process runs with: production-like, DEBUG off unless asked."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}

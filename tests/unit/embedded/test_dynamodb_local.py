@@ -172,7 +172,7 @@ def test_data_survives_stop_and_restart(data_dir: Path) -> None:
     assert local.stop(data_dir) is True
     assert gone(first.pid)
     assert local.status(data_dir) is None
-    assert not (data_dir / "dynamodb" / "server.json").exists()
+    assert local.stopped_on_purpose(data_dir)
     assert local.stop(data_dir) is False
 
     second = local.ensure_running(data_dir, base_dir=BASE_DIR)

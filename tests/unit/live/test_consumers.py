@@ -17,6 +17,7 @@ from counters.exceptions import StoreUnavailable
 from counters.live import broadcast
 from counters.live.consumers import CLOSE_TRY_AGAIN
 from counters.live.fanout import CLOSE_RELAY_LOST, fanout
+from counters.signals import store_lost
 from tests.support.live import dashboard_socket, latest
 
 BURST = 100
@@ -143,6 +144,15 @@ async def test_a_store_outage_closes_the_socket_so_the_client_retries(demo_store
 
     monkeypatch.setattr(selectors, "counter_list", down)
     async with dashboard_socket() as socket:
+        message = await socket.receive_output(timeout=10)
+    assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
+
+
+async def test_a_lost_store_closes_open_sockets_so_clients_show_counts_unavailable(demo_store):
+    async with dashboard_socket() as socket:
+        assert (await socket.receive_json_from(timeout=10))["type"] == "snapshot"
+        # As the embedded store's supervisor does, from its own thread, when DynamoDB Local died.
+        await asyncio.to_thread(store_lost.send, sender=None)
         message = await socket.receive_output(timeout=10)
     assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
 
