@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from counters.embedded import dynamodb_local as local
 from counters.live.fanout import CLOSE_TRY_AGAIN
-from tests.support.crashes import BeaconLoad, VoteLoad, wait_for
+from tests.support.crashes import BeaconLoad, VoteLoad
 from tests.support.live import site_socket
 from tests.support.processes import SiteProcess
 from tests.support.site import embedded_env, manage, site_env_for, store_on
@@ -78,11 +78,9 @@ def test_views_survive_daphne_killed_under_load(demo_store, dynamodb_local, tmp_
     site = SiteProcess(env=env, log_path=tmp_path / "site.log").start()
     try:
         with BeaconLoad(site.url, SLUG) as load:
-            wait_for(lambda: load.timeline.acknowledged() >= BEFORE_FAULT, "views before the crash")
-            site = kill_daphne_and_start_again(site)
-            wait_for(lambda: load.timeline.failed() > 0, "views failing while daphne was dead")
-            acknowledged = load.timeline.acknowledged()
-            wait_for(lambda: load.timeline.acknowledged() >= acknowledged + AFTER_FAULT, "views after")
+            site = load.around(
+                lambda: kill_daphne_and_start_again(site), before=BEFORE_FAULT, after=AFTER_FAULT
+            )
     finally:
         site.stop()
 
@@ -94,17 +92,14 @@ def test_views_survive_the_embedded_store_killed_under_load(data_dir, tmp_path):
         assert '"snapshot"' in socket.recv(timeout=10)
         before = store_on(local.running(data_dir)).get(SLUG).value
         with BeaconLoad(site.url, SLUG) as load:
-            wait_for(lambda: load.timeline.acknowledged() >= BEFORE_FAULT, "views before the crash")
-            killed_at = kill_store(data_dir)
-            wait_for(lambda: load.timeline.failed() > 0, "views failing while the store was dead")
-            # The open dashboard is told the counts are not live any more.
-            closed = drain_until_closed(socket)
-            acknowledged = load.timeline.acknowledged()
-            wait_for(lambda: load.timeline.acknowledged() >= acknowledged + AFTER_FAULT, "views after")
+            killed_at = load.around(lambda: kill_store(data_dir), before=BEFORE_FAULT, after=AFTER_FAULT)
+        # The open dashboard was told the counts were not live any more.
+        closed = drain_until_closed(socket)
         log = site.log_text()
 
     assert closed == CLOSE_TRY_AGAIN
     assert_healed_in_time(load.timeline, killed_at)
+    print("\n".join(line for line in log.splitlines() if "DynamoDB Local" in line))
     assert "starting it again" in log and "is back at" in log
     running = local.running(data_dir)
     assert running is not None and running.pid != 0
@@ -144,14 +139,12 @@ def test_votes_resent_with_their_keys_after_a_crash_count_exactly_once(fault, re
     before = poll_tally(store, POLL)
     try:
         with VoteLoad(site.url, POLL, options) as load:
-            wait_for(lambda: load.timeline.acknowledged() >= BEFORE_FAULT, "votes before the crash")
             if fault == "daphne":
-                site = kill_daphne_and_start_again(site)
+                site = load.around(
+                    lambda: kill_daphne_and_start_again(site), before=BEFORE_FAULT, after=AFTER_FAULT
+                )
             else:
-                killed_at = kill_store(data_dir)
-            wait_for(lambda: load.timeline.failed() > 0, "votes failing during the crash")
-            acknowledged = load.timeline.acknowledged()
-            wait_for(lambda: load.timeline.acknowledged() >= acknowledged + AFTER_FAULT, "votes after")
+                killed_at = load.around(lambda: kill_store(data_dir), before=BEFORE_FAULT, after=AFTER_FAULT)
     finally:
         site.stop()
 

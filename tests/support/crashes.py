@@ -14,7 +14,9 @@ import threading
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import requests
 
@@ -25,6 +27,7 @@ WRITERS = 8
 PAUSE_AFTER_FAILURE = 0.05  # a writer facing a closed port does not spin
 RESEND_PAUSE = 0.2
 DEADLINE = 40  # seconds a phase may take before the test gives up on it
+T = TypeVar("T")
 
 
 @dataclass
@@ -67,17 +70,47 @@ def wait_for(condition, what: str, *, timeout: float = DEADLINE) -> None:
         time.sleep(0.05)
 
 
-class BeaconLoad:
-    """WRITERS threads posting view beacons of one page in a loop until stopped."""
+class Load:
+    """WRITERS client threads, each running `_client(index)` until stopped, sharing one timeline."""
+
+    def __init__(self) -> None:
+        self.timeline = Timeline()
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=self._client, args=(i,), daemon=True) for i in range(WRITERS)]
+
+    def _client(self, index: int) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Load:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(timeout=2 * DEADLINE)
+
+    def around(self, fault: Callable[[], T], *, before: int, after: int) -> T:
+        """Wait for `before` acknowledged writes, cause `fault`, see writes fail, wait for `after` more."""
+        wait_for(lambda: self.timeline.acknowledged() >= before, "writes before the fault")
+        caused = fault()
+        wait_for(lambda: self.timeline.failed() > 0, "writes failing during the fault")
+        acknowledged = self.timeline.acknowledged()
+        wait_for(lambda: self.timeline.acknowledged() >= acknowledged + after, "writes after the fault")
+        return caused
+
+
+class BeaconLoad(Load):
+    """Clients posting view beacons of one page in a loop until stopped."""
 
     def __init__(self, url: str, slug: str) -> None:
         self.url, self.slug = url, slug
-        self.timeline = Timeline()
-        self.stopping = threading.Event()
         self.sessions = [csrf_session(url) for _ in range(WRITERS)]
-        self.threads = [threading.Thread(target=self._write, args=(s,), daemon=True) for s in self.sessions]
+        super().__init__()
 
-    def _write(self, session: requests.Session) -> None:
+    def _client(self, index: int) -> None:
+        session = self.sessions[index]
         while not self.stopping.is_set():
             sent_at = time.monotonic()
             try:
@@ -87,16 +120,6 @@ class BeaconLoad:
             self.timeline.add(response, sent_at)
             if response is None or response.status_code != 200:
                 time.sleep(PAUSE_AFTER_FAILURE)
-
-    def __enter__(self) -> BeaconLoad:
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(timeout=DEADLINE)
 
     def assert_counted_between(self, gained: int) -> None:
         """Acknowledged <= counted <= acknowledged + unknown (<= attempted), with no other answer."""
@@ -110,8 +133,8 @@ class BeaconLoad:
         )
 
 
-class VoteLoad:
-    """WRITERS voters, each casting, moving and retracting votes one at a time until stopped.
+class VoteLoad(Load):
+    """Voters, each casting, moving and retracting votes one at a time until stopped.
 
     A vote without an answer (503, cut connection) is resent with the same Idempotency-Key until it
     is acknowledged, as the page does; only then does the voter go on.
@@ -121,18 +144,14 @@ class VoteLoad:
         self.url, self.poll = url, poll
         # Every fourth request retracts; the others move the vote around the options.
         self.plan = [*options, None]
-        self.timeline = Timeline()
-        self.stopping = threading.Event()
         self.voters = [HttpVoter(url).visit() for _ in range(WRITERS)]
         self.choices: dict[int, str | None] = {}
         self.replayed = 0
         self.resent = 0
         self.gave_up: list[str] = []
-        self.threads = [
-            threading.Thread(target=self._vote, args=(index,), daemon=True) for index in range(WRITERS)
-        ]
+        super().__init__()
 
-    def _vote(self, index: int) -> None:
+    def _client(self, index: int) -> None:
         voter = self.voters[index]
         step = index
         while not self.stopping.is_set():
@@ -168,16 +187,6 @@ class VoteLoad:
                 return None  # anything but 200 or 503 is a failure the checks report
             time.sleep(RESEND_PAUSE)
         return None
-
-    def __enter__(self) -> VoteLoad:
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(timeout=2 * DEADLINE)
 
     def expected_gain(self) -> Counter:
         """Each option's votes from these voters: every voter's last acknowledged choice."""

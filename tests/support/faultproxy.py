@@ -22,36 +22,11 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+
+from tests.support.fault_rules import Rule, Rules
 
 RECV_SIZE = 65536
 TARGET_PREFIX = "DynamoDB_20120810."
-
-
-@dataclass
-class Rule:
-    """What to do with matching requests; `operation` None matches every operation."""
-
-    action: str
-    operation: str | None = None
-    times: int | None = None
-    seconds: float = 0.0
-    status: int = 400
-    error_type: str = "ProvisionedThroughputExceededException"
-    message: str = "Injected by the fault proxy."
-
-    def matches(self, operation: str) -> bool:
-        """Whether this rule applies to this operation and has uses left."""
-        return (self.times is None or self.times > 0) and self.operation in (None, operation)
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One request the proxy handled."""
-
-    operation: str
-    action: str
-    body: str
 
 
 @dataclass
@@ -67,17 +42,14 @@ class HttpMessage:
         return self.head + self.body
 
 
-ACTIONS = frozenset({"forward", "lost_response", "delay", "error"})
-
-
-class FaultProxy:
+class FaultProxy(Rules):
     """A TCP proxy on 127.0.0.1:<free port> in front of `upstream`; use as a context manager."""
 
+    actions = frozenset({"forward", "lost_response", "delay", "error"})
+
     def __init__(self, upstream: tuple[str, int]) -> None:
+        super().__init__()
         self.upstream = upstream
-        self.seen: list[Seen] = []
-        self._rules: list[Rule] = []
-        self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._listener: socket.socket | None = None
@@ -93,29 +65,6 @@ class FaultProxy:
     def endpoint_url(self) -> str:
         """What the site uses as DYNAMODB_ENDPOINT_URL."""
         return f"http://127.0.0.1:{self.port}"
-
-    # Arming faults -------------------------------------------------------------------------------
-
-    def arm(
-        self, action: str, *, operation: str | None = None, times: int | None = None, **options: Any
-    ) -> Rule:
-        """Apply `action` to the next `times` requests of `operation` (None: all, forever)."""
-        if action not in ACTIONS:
-            raise ValueError(f"unknown action {action!r}; one of {sorted(ACTIONS)}")
-        rule = Rule(action=action, operation=operation, times=times, **options)
-        with self._lock:
-            self._rules.append(rule)
-        return rule
-
-    def clear(self) -> None:
-        """Forward everything again."""
-        with self._lock:
-            self._rules.clear()
-
-    def count(self, operation: str) -> int:
-        """How many `operation` requests were seen."""
-        with self._lock:
-            return sum(1 for s in self.seen if s.operation == operation)
 
     # Life cycle ----------------------------------------------------------------------------------
 
@@ -167,9 +116,8 @@ class FaultProxy:
                 if request is None:
                     return
                 operation = request.headers.get("x-amz-target", "").removeprefix(TARGET_PREFIX)
-                rule = self._take_rule(operation)
+                rule = self.take(operation, request.body.decode("utf-8", "replace"))
                 action = rule.action if rule else "forward"
-                self._record(Seen(operation, action, request.body.decode("utf-8", "replace")))
                 if action == "error":
                     client.sendall(error_response(rule))
                     continue
@@ -191,19 +139,6 @@ class FaultProxy:
                 if conn is not None:
                     self._untrack(conn)
                     _close(conn)
-
-    def _take_rule(self, operation: str) -> Rule | None:
-        with self._lock:
-            for rule in self._rules:
-                if rule.matches(operation):
-                    if rule.times is not None:
-                        rule.times -= 1
-                    return rule
-        return None
-
-    def _record(self, seen: Seen) -> None:
-        with self._lock:
-            self.seen.append(seen)
 
     def _track(self, conn: socket.socket) -> None:
         with self._lock:

@@ -14,46 +14,17 @@ first match wins, each may be limited to `times` requests. Actions:
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import requests
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ConnectionClosedError
 
-ACTIONS = frozenset({"lost_response", "reset", "throttle"})
-THROTTLED = "ProvisionedThroughputExceededException"
+from tests.support.fault_rules import Rules, counter_key
 
-
-@dataclass
-class Rule:
-    """What to do with matching requests: every string of `contains` must be in the request body."""
-
-    action: str
-    operation: str | None = None
-    contains: tuple[str, ...] = ()
-    times: int | None = None
-    error_type: str = THROTTLED
-
-    def matches(self, operation: str, body: str) -> bool:
-        """Whether this rule applies to this request and has uses left."""
-        return (
-            (self.times is None or self.times > 0)
-            and self.operation in (None, operation)
-            and all(part in body for part in self.contains)
-        )
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One attempt the SDK made."""
-
-    operation: str
-    action: str
-    body: str
+__all__ = ["StoreFaults", "counter_key", "store_faults"]
 
 
 class _Body:
@@ -66,41 +37,15 @@ class _Body:
         yield self.data
 
 
-class StoreFaults:
+class StoreFaults(Rules):
     """Rules applied to every attempt of the given boto3 clients."""
 
-    def __init__(self) -> None:
-        self.seen: list[Seen] = []
-        self._rules: list[Rule] = []
-        self._lock = threading.Lock()
-
-    def arm(
-        self, action: str, *, operation: str | None = None, times: int | None = None, **options: Any
-    ) -> Rule:
-        """Apply `action` to the next `times` requests of `operation` (None: all, forever)."""
-        if action not in ACTIONS:
-            raise ValueError(f"unknown action {action!r}; one of {sorted(ACTIONS)}")
-        rule = Rule(action=action, operation=operation, times=times, **options)
-        with self._lock:
-            self._rules.append(rule)
-        return rule
-
-    def count(self, operation: str, *, contains: tuple[str, ...] = ()) -> int:
-        """How many attempts of `operation` whose body holds every string of `contains` were made."""
-        with self._lock:
-            return sum(
-                1 for s in self.seen if s.operation == operation and all(part in s.body for part in contains)
-            )
+    actions = frozenset({"lost_response", "reset", "throttle"})
 
     def before_send(self, request: Any, event_name: str, **kwargs: Any) -> AWSResponse | None:
         """botocore's `before-send` handler: None sends the request as usual."""
-        operation = event_name.rsplit(".", 1)[-1]
         body = request.body.decode() if isinstance(request.body, bytes) else str(request.body or "")
-        with self._lock:
-            rule = next((rule for rule in self._rules if rule.matches(operation, body)), None)
-            if rule is not None and rule.times is not None:
-                rule.times -= 1
-            self.seen.append(Seen(operation, rule.action if rule else "forward", body))
+        rule = self.take(event_name.rsplit(".", 1)[-1], body)
         if rule is None:
             return None
         if rule.action == "throttle":
@@ -131,8 +76,3 @@ def store_faults(store: Any) -> Iterator[StoreFaults]:
     finally:
         for client in clients:
             client.meta.events.unregister("before-send.dynamodb", faults.before_send)
-
-
-def counter_key(name: str) -> tuple[str, ...]:
-    """Strings that only a request on counter `name`'s total item holds (see store/dynamodb/schema.py)."""
-    return (f'"C#{name}"', '"TOTAL"')
