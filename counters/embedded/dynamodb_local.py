@@ -110,11 +110,29 @@ def find_jar_dir(base_dir: Path) -> Path:
 
 def ensure_running(data_dir: Path, *, base_dir: Path) -> LocalDynamo:
     """Reuse the data dir's running instance, or start one that outlives this process (on its last port)."""
+    local = _ensure(data_dir, base_dir=base_dir, unless_stopped=False)
+    assert local is not None  # only `unless_stopped` leaves it stopped
+    return local
+
+
+def restart(data_dir: Path, *, base_dir: Path) -> LocalDynamo | None:
+    """Like ensure_running, but leave an instance stopped on purpose (by `stop()`) stopped: None then.
+
+    Decided under the launcher's lock, so a supervisor that saw the instance go while `stop()` ran
+    does not start it again.
+    """
+    return _ensure(data_dir, base_dir=base_dir, unless_stopped=True)
+
+
+def _ensure(data_dir: Path, *, base_dir: Path, unless_stopped: bool) -> LocalDynamo | None:
+    """Reuse or start the data dir's instance, all under the launcher's lock."""
     paths = _Paths.of(data_dir)
     _private_dir(paths.root)
     with _locked(paths.lock):
         access_key_id, secret_access_key = _credentials(paths.credentials)
         recorded = _read_server(paths)
+        if recorded is not None and recorded.pid is None and unless_stopped:
+            return None
         if recorded is not None and recorded.pid is not None:
             pid, port = recorded
             local = _local(port, access_key_id, secret_access_key, pid)

@@ -90,9 +90,12 @@ class Supervisor:
         logger.warning("DynamoDB Local of %s is gone; starting it again", self.data_dir)
         started = time.monotonic()
         try:
-            found = dynamodb_local.ensure_running(self.data_dir, base_dir=self.base_dir)
+            found = dynamodb_local.restart(self.data_dir, base_dir=self.base_dir)
         except DynamoLocalUnavailable as exc:
             logger.error("DynamoDB Local did not start again; trying again shortly: %s", exc)
+            return None
+        if found is None:
+            logger.warning("DynamoDB Local of %s was stopped meanwhile; leaving it stopped", self.data_dir)
             return None
         self.restarts += 1
         logger.warning(

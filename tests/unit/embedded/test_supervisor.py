@@ -124,6 +124,17 @@ def test_an_instance_stopped_on_purpose_stays_stopped_and_a_new_one_is_followed(
     assert moves.calls == 1
 
 
+def test_a_restart_decided_while_an_operator_stopped_it_leaves_it_stopped(data_dir: Path) -> None:
+    supervisor = supervisor_for(data_dir, Moves())
+    # The watchdog saw the process gone while `counters_local stop` was still stopping it: by the time
+    # it holds the launcher's lock, the record says "stopped on purpose".
+    assert local.stop(data_dir)
+
+    assert supervisor._restart() is None
+    assert instances(data_dir / "dynamodb") == []
+    assert local.stopped_on_purpose(data_dir)
+
+
 def test_a_restart_that_cannot_have_the_old_port_takes_another_and_says_so(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
