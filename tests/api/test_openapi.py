@@ -112,7 +112,8 @@ def test_schemathesis_finds_nothing_on_a_live_site(site, demo_store, tmp_path):
     assert operations["tested"] == operations["selected"] == operations["total"] >= 11
     assert report["test_cases"]["generated"] > 300
     print(f"{report['test_cases']['generated']} cases in {report['running_time']:.0f} s")
-    # The run counted views and votes (it reached the logic): totals moved, and only upwards for views.
-    after = {state.name: state.value for state in demo_store.list_counters()}
-    assert after != before
+    # The run counted views and votes (it reached the logic): totals moved, and views only upwards.
+    after = demo_store.list_counters()
+    assert {state.name: state.value for state in after} != before
+    assert all(state.value >= before[state.name] for state in after if state.kind == "views")
     assert "Traceback" not in site.log_text()
