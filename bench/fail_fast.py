@@ -76,11 +76,10 @@ def main() -> None:
                 proxy.arm("delay", seconds=600)
                 measure("hung", session, site.url)
                 proxy.clear()
-                proxy.pause()
-                measure("down", session, site.url)
-                proxy.resume()
-                proxy.throttle()
+                proxy.arm("error")  # ProvisionedThroughputExceededException on every request
                 measure("throttled", session, site.url)
+                proxy.stop()  # its port closed, as a dead store's is
+                measure("down", session, site.url)
 
 
 if __name__ == "__main__":

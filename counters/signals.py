@@ -1,7 +1,11 @@
-"""Signal handlers: drop cached store clients when a relevant setting changes."""
+"""The app's signals, and the handler that drops cached store clients when a relevant setting changes."""
 
 from django.core.signals import setting_changed
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
+
+# Sent when the embedded DynamoDB Local this process used is found dead (counters/embedded/supervisor.py);
+# live dashboards close so that browsers show the counts as unavailable until the store is back.
+store_lost = Signal()
 
 STORE_SETTINGS = frozenset(
     {

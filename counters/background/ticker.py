@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
-import time
 from collections.abc import Callable
 
 Seconds = float | Callable[[], float]
@@ -24,6 +23,7 @@ class Ticker:
         self.name = name
         self.at_exit = at_exit
         self._lock = threading.Lock()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def ensure_started(self) -> None:
@@ -38,11 +38,16 @@ class Ticker:
                 self._thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
                 self._thread.start()
 
+    def wake(self) -> None:
+        """Run the job as soon as the thread is free, without waiting for the interval to pass."""
+        self._wake.set()
+
     def _loop(self) -> None:
         # Resolved once the thread starts, so a setting is read at first use, never at import.
         interval = self.interval() if callable(self.interval) else self.interval
         while True:
-            time.sleep(interval)
+            self._wake.wait(interval)
+            self._wake.clear()
             self._run_job()
 
     def _run_job(self) -> None:

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 import boto3
 from botocore.config import Config
@@ -109,13 +109,31 @@ def find_jar_dir(base_dir: Path) -> Path:
 
 
 def ensure_running(data_dir: Path, *, base_dir: Path) -> LocalDynamo:
-    """Reuse the data dir's running instance, or start one that outlives this process."""
+    """Reuse the data dir's running instance, or start one that outlives this process (on its last port)."""
+    local = _ensure(data_dir, base_dir=base_dir, unless_stopped=False)
+    assert local is not None  # only `unless_stopped` leaves it stopped
+    return local
+
+
+def restart(data_dir: Path, *, base_dir: Path) -> LocalDynamo | None:
+    """Like ensure_running, but leave an instance stopped on purpose (by `stop()`) stopped: None then.
+
+    Decided under the launcher's lock, so a supervisor that saw the instance go while `stop()` ran
+    does not start it again.
+    """
+    return _ensure(data_dir, base_dir=base_dir, unless_stopped=True)
+
+
+def _ensure(data_dir: Path, *, base_dir: Path, unless_stopped: bool) -> LocalDynamo | None:
+    """Reuse or start the data dir's instance, all under the launcher's lock."""
     paths = _Paths.of(data_dir)
     _private_dir(paths.root)
     with _locked(paths.lock):
         access_key_id, secret_access_key = _credentials(paths.credentials)
         recorded = _read_server(paths)
-        if recorded is not None:
+        if recorded is not None and recorded.pid is None and unless_stopped:
+            return None
+        if recorded is not None and recorded.pid is not None:
             pid, port = recorded
             local = _local(port, access_key_id, secret_access_key, pid)
             if _is_our_server(pid, paths.root):
@@ -124,36 +142,53 @@ def ensure_running(data_dir: Path, *, base_dir: Path) -> LocalDynamo:
                     return local
                 # Alive but never answering: two instances must not share one data file.
                 _terminate(pid, timeout=10)
-            paths.server.unlink(missing_ok=True)
-        return _start_persistent(paths, access_key_id, secret_access_key, base_dir)
+        # The same port as before where it is free, so clients built for it need not change.
+        last_port = recorded.port if recorded is not None else None
+        return _start_persistent(paths, access_key_id, secret_access_key, base_dir, port=last_port)
+
+
+def running(data_dir: Path) -> LocalDynamo | None:
+    """The data dir's recorded instance if its process is alive (it may still be starting); no network."""
+    paths = _Paths.of(data_dir)
+    recorded = _read_server(paths)
+    if recorded is None or recorded.pid is None or not paths.credentials.is_file():
+        return None
+    if not _is_our_server(recorded.pid, paths.root):
+        return None
+    access_key_id, secret_access_key = _credentials(paths.credentials)
+    return _local(recorded.port, access_key_id, secret_access_key, recorded.pid)
+
+
+def stopped_on_purpose(data_dir: Path) -> bool:
+    """Whether the data dir's instance was stopped by `stop()` (not crashed) and not started since."""
+    recorded = _read_server(_Paths.of(data_dir))
+    return recorded is not None and recorded.pid is None
 
 
 def status(data_dir: Path) -> LocalDynamo | None:
     """The data dir's running instance if it answers, else None."""
-    paths = _Paths.of(data_dir)
-    recorded = _read_server(paths)
-    if recorded is None or not paths.credentials.is_file():
-        return None
-    pid, port = recorded
-    if not _is_our_server(pid, paths.root):
-        return None
-    access_key_id, secret_access_key = _credentials(paths.credentials)
-    local = _local(port, access_key_id, secret_access_key, pid)
-    return local if _answers(_probe_client(local)) else None
+    local = running(data_dir)
+    return local if local is not None and _answers(_probe_client(local)) else None
 
 
 def stop(data_dir: Path, timeout: float = 10) -> bool:
-    """Stop the data dir's instance (SIGTERM, then SIGKILL); say whether one was running."""
+    """Stop the data dir's instance (SIGTERM, then SIGKILL); say whether one was running.
+
+    The record keeps the port without a pid: a supervisor leaves an instance stopped on purpose alone,
+    and the next start takes the same port again.
+    """
     paths = _Paths.of(data_dir)
     if not paths.root.is_dir():
         return False
     with _locked(paths.lock):
         recorded = _read_server(paths)
+        if recorded is None:
+            return False
         stopped = False
-        if recorded is not None and _is_our_server(recorded[0], paths.root):
-            _terminate(recorded[0], timeout=timeout)
+        if recorded.pid is not None and _is_our_server(recorded.pid, paths.root):
+            _terminate(recorded.pid, timeout=timeout)
             stopped = True
-        paths.server.unlink(missing_ok=True)
+        _write_json(paths.server, {"port": recorded.port})
         return stopped
 
 
@@ -244,12 +279,16 @@ def _command(jar_dir: Path, port: int, storage: list[str]) -> list[str]:
     ]
 
 
-def _start_persistent(paths: _Paths, access_key: str, secret_key: str, base_dir: Path) -> LocalDynamo:
-    """Start a detached instance on `paths`; the caller holds the lock."""
+def _start_persistent(
+    paths: _Paths, access_key: str, secret_key: str, base_dir: Path, *, port: int | None = None
+) -> LocalDynamo:
+    """Start a detached instance on `paths`, on `port` if it is free; the caller holds the lock."""
     jar_dir = find_jar_dir(base_dir)
     failure = ""
+    recorded_port = port
+    wanted = port if port is not None and _port_free(port) else None
     for _attempt in range(START_ATTEMPTS):
-        port = _free_port()
+        port, wanted = wanted or _free_port(), None
         with paths.log.open("ab") as log:
             log_start = log.tell()
             log.write(f"--- starting DynamoDB Local on port {port} at {time.ctime()}\n".encode())
@@ -273,7 +312,8 @@ def _start_persistent(paths: _Paths, access_key: str, secret_key: str, base_dir:
         _DETACHED.pop(process.pid, None)
         paths.server.unlink(missing_ok=True)
         failure = _tail_file(paths.log, log_start)
-        if not _port_taken(failure):
+        # Another port may work if this one was lost to a race or was the old one (whatever failed).
+        if not _port_taken(failure) and port != recorded_port:
             break
     raise DynamoLocalUnavailable(
         f"DynamoDB Local did not start (waited up to {READY_TIMEOUT:.0f} s; log: {paths.log})."
@@ -326,6 +366,17 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _port_free(port: int) -> bool:
+    """Whether a server could listen on `port` now (as the JVM binds: a closed port's TIME_WAIT is no bar)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True
+
+
 def _port_taken(log_text: str) -> bool:
     """Whether a failed start lost the race for its port, so another port may work."""
     return "Address already in use" in log_text or "BindException" in log_text
@@ -376,12 +427,20 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
         raise
 
 
-def _read_server(paths: _Paths) -> tuple[int, int] | None:
+class _Recorded(NamedTuple):
+    """What server.json says: the instance's pid (None once stopped on purpose) and its port."""
+
+    pid: int | None
+    port: int
+
+
+def _read_server(paths: _Paths) -> _Recorded | None:
     """Pid and port from server.json, or None if absent or unreadable."""
     try:
         data = json.loads(paths.server.read_text())
-        return int(data["pid"]), int(data["port"])
-    except (OSError, ValueError, KeyError, TypeError):
+        pid = data.get("pid")
+        return _Recorded(None if pid is None else int(pid), int(data["port"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 

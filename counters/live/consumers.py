@@ -7,14 +7,10 @@ import logging
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from counters.exceptions import StoreUnavailable
-from counters.live.fanout import fanout
+from counters.live.fanout import CLOSE_TRY_AGAIN, fanout
 from counters.live.snapshots import snapshots
 
 logger = logging.getLogger(__name__)
-
-# "Try again later": the client reconnects with backoff and gets a fresh snapshot. 4000 + the standard
-# 1013, since daphne (autobahn) lets a server close only with 1000 or 3000-4999.
-CLOSE_TRY_AGAIN = 4013
 
 
 class DashboardConsumer(AsyncJsonWebsocketConsumer):
@@ -34,6 +30,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
             await fanout.join(self)
             counters = await snapshots.get()
         except StoreUnavailable as exc:
+            # "Try again later": the client shows the counts as unavailable and reconnects with backoff.
             logger.warning("No snapshot for a dashboard client: %s", exc)
             await self.close(code=CLOSE_TRY_AGAIN)
             return

@@ -16,11 +16,13 @@ import logging
 from typing import Protocol
 
 from channels.layers import get_channel_layer
+from django.dispatch import receiver
 
 from counters import conf
 from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
 from counters.live.catalog import CATALOG_EVENT, CatalogRelay
 from counters.live.coalesce import Coalescer, Pending, as_counters
+from counters.signals import store_lost
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +31,9 @@ RENEW_SECONDS = 600.0
 # Closed when the relay loses the layer: clients reconnect and resync from a snapshot. 4000 + the
 # standard 1012, since daphne (autobahn) lets a server close only with 1000 or 3000-4999.
 CLOSE_RELAY_LOST = 4012
+# Closed when the store is lost (and when a snapshot cannot be read): "try again later", 4000 + 1013.
+# Clients show the counts as unavailable, reconnect with backoff and resync once the store is back.
+CLOSE_TRY_AGAIN = 4013
 
 
 class LiveSocket(Protocol):
@@ -49,6 +54,7 @@ class LocalFanout:
 
     def __init__(self) -> None:
         self._sockets: set[LiveSocket] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._relay: asyncio.Task | None = None
         self._joined: asyncio.Future | None = None
 
@@ -58,7 +64,7 @@ class LocalFanout:
     async def join(self, socket: LiveSocket) -> None:
         """Add a socket; return once the relay is in the group, so no later update can be missed."""
         self._sockets.add(socket)
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         if self._relay is None or self._relay.done() or self._relay.get_loop() is not loop:
             self._joined = loop.create_future()
             # A fresh context: the relay outlives the connection that started it.
@@ -112,13 +118,25 @@ class LocalFanout:
                 logger.warning("Dropping a dashboard socket that failed to send", exc_info=True)
                 self._sockets.discard(socket)
 
-    async def _close_all(self) -> None:
+    def close_all_soon(self, code: int) -> None:
+        """Close every socket with `code`, from any thread (the closing runs on the sockets' loop)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed() and self._sockets:
+            asyncio.run_coroutine_threadsafe(self._close_all(code), loop)
+
+    async def _close_all(self, code: int = CLOSE_RELAY_LOST) -> None:
         sockets, self._sockets = list(self._sockets), set()
         for socket in sockets:
             try:
-                await socket.close(code=CLOSE_RELAY_LOST)
+                await socket.close(code=code)
             except Exception:
                 logger.warning("Could not close a dashboard socket", exc_info=True)
 
 
 fanout = LocalFanout()
+
+
+@receiver(store_lost)
+def close_sockets_when_the_store_is_lost(**kwargs: object) -> None:
+    """Dashboards reconnect and show the counts as unavailable until a snapshot can be read again."""
+    fanout.close_all_soon(CLOSE_TRY_AGAIN)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -11,7 +12,10 @@ import pytest
 import requests
 
 from counters.embedded import dynamodb_local as local
-from tests.support.processes import PROJECT_DIR, SiteProcess, site_environment
+from counters.embedded.supervisor import WATCH_SECONDS
+from tests.support.processes import SiteProcess, occupy_port
+from tests.support.reliability import beacon, csrf_session, error_code
+from tests.support.site import embedded_env, manage
 
 CLIENTS = 16
 GETS_PER_CLIENT = 100
@@ -27,31 +31,9 @@ def data_dir(tmp_path: Path):
     local.stop(directory)
 
 
-def embedded_env(data_dir: Path) -> dict[str, str]:
-    """A site environment with no DynamoDB endpoint, so the site runs DynamoDB Local itself."""
-    env = site_environment(COUNTERS_DATA_DIR=str(data_dir))
-    env.pop("DYNAMODB_ENDPOINT_URL", None)
-    env.pop("AWS_ACCESS_KEY_ID", None)
-    env.pop("AWS_SECRET_ACCESS_KEY", None)
-    return env
-
-
 def page_count(site: SiteProcess, name: str) -> int:
     """A counter's value through the public API."""
     return requests.get(f"{site.url}/api/counters/{name}", timeout=10).json()["value"]
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    """Run a management command beside the site and return its output."""
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout
 
 
 def test_concurrent_views_are_exact_and_survive_a_restart(data_dir, tmp_path):
@@ -102,3 +84,30 @@ def test_runserver_autoreloader_starts_one_store(data_dir, tmp_path):
             ["pgrep", "-f", f"dbPath {data_dir}"], capture_output=True, text=True
         ).stdout.split()
         assert len(pids) == 1, pids
+
+
+def test_the_site_follows_the_store_an_operator_stops_and_starts(data_dir, tmp_path):
+    env = embedded_env(data_dir)
+    manage(env, "counters_init")
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site:
+        session = csrf_session(site.url)
+        before = beacon(session, site.url, "docs").json()["value"]
+        old = local.status(data_dir)
+
+        assert "stopped" in manage(env, "counters_local", "stop")
+        time.sleep(3 * WATCH_SECONDS)  # the supervisor looks, and leaves a store stopped on purpose alone
+        refused = beacon(session, site.url, "docs")
+        assert refused.status_code == 503
+        assert error_code(refused) == "store_unavailable"
+        assert local.running(data_dir) is None
+
+        # Started again while another program holds its old port: it answers on a new one.
+        with occupy_port(int(old.endpoint_url.rsplit(":", 1)[1])):
+            manage(env, "counters_local", "start")
+        new = local.status(data_dir)
+        assert new is not None and new.endpoint_url != old.endpoint_url
+        deadline = time.monotonic() + 10
+        while (answer := beacon(session, site.url, "docs")).status_code != 200:
+            assert time.monotonic() < deadline, f"the site never reached the new store: {answer.text}"
+            time.sleep(0.2)
+        assert answer.json()["value"] == before + 1, "the refused beacon counted nothing"

@@ -5,83 +5,81 @@ from __future__ import annotations
 import json
 import uuid
 
-import pytest
+from django.test import Client
 
 from counters.store.dynamodb.clients import RETRY_ATTEMPTS
-from tests.support.reliability import error_code
-from tests.support.voting import HttpVoter, assert_poll_consistent, poll_tally, voter_id
+from tests.support.reliability import csrf_client, error_code
+from tests.support.store_faults import store_faults
+from tests.support.voting import assert_poll_consistent, poll_tally
 
-pytestmark = pytest.mark.processes
 POLL = "language"
+URL = f"/api/polls/{POLL}/vote"
 VOTE_WRITE = "TransactWriteItems"
 
 
-def test_lost_vote_answer_resent_with_the_same_key_counts_once(proxied_site, proxy, demo_store):
-    voter = HttpVoter(proxied_site.url).visit()
+def vote(client: Client, option: str, *, key: str):
+    """POST a vote with an Idempotency-Key, as the page's script does."""
+    return client.post(URL, {"option": option}, content_type="application/json", HTTP_IDEMPOTENCY_KEY=key)
+
+
+def assert_replayed(response, first=None) -> None:
+    """Answered 200 from the stored reply of the first request with this key."""
+    assert response.status_code == 200, response.content
+    assert response.get("Idempotent-Replayed") == "true"
+    if first is not None:
+        assert response.json() == first.json()
+
+
+def test_lost_vote_answer_resent_with_the_same_key_counts_once(demo_store):
+    voter = csrf_client(page="/")
     before = poll_tally(demo_store, POLL)
     key = uuid.uuid4().hex
-    proxy.arm("lost_response", operation=VOTE_WRITE, times=1)
+    with store_faults(demo_store) as faults:
+        faults.arm("lost_response", operation=VOTE_WRITE, times=1)
 
-    first = voter.vote(POLL, "python", key=key)
+        first = vote(voter, "python", key=key)
 
-    # The SDK resent the transaction with its ClientRequestToken, so DynamoDB applied it only once.
-    assert first.status_code == 200, first.text
-    sent = [seen for seen in proxy.seen if seen.operation == VOTE_WRITE]
-    assert [seen.action for seen in sent] == ["lost_response", "forward"]
-    assert len({json.loads(seen.body)["ClientRequestToken"] for seen in sent}) == 1
+        # The SDK resent the transaction with its ClientRequestToken, so DynamoDB applied it only once.
+        assert first.status_code == 200, first.content
+        sent = [seen for seen in faults.seen if seen.operation == VOTE_WRITE]
+        assert [seen.action for seen in sent] == ["lost_response", "forward"]
+        assert len({json.loads(seen.body)["ClientRequestToken"] for seen in sent}) == 1
+        assert poll_tally(demo_store, POLL) == {**before, "python": before["python"] + 1}
+
+        assert_replayed(vote(voter, "python", key=key), first)
+        assert_replayed(vote(voter, "python", key=key), first)
+        assert faults.count(VOTE_WRITE) == 2, "replays answer from the stored reply, writing nothing"
+
     assert poll_tally(demo_store, POLL) == {**before, "python": before["python"] + 1}
-
-    resent = voter.vote(POLL, "python", key=key)
-
-    assert resent.status_code == 200, resent.text
-    assert resent.headers.get("Idempotent-Replayed") == "true"
-    assert resent.json() == first.json()
-    assert poll_tally(demo_store, POLL) == {**before, "python": before["python"] + 1}
-
-    replay = voter.vote(POLL, "python", key=key)
-
-    assert replay.status_code == 200, replay.text
-    assert replay.headers.get("Idempotent-Replayed") == "true"
-    assert replay.json() == first.json()
-    assert proxy.count(VOTE_WRITE) == 2, "replays answer from the stored reply, writing nothing"
-    assert poll_tally(demo_store, POLL) == {**before, "python": before["python"] + 1}
-    assert voter.choice(POLL) == "python"
-    voters = assert_poll_consistent(demo_store, POLL)
-    assert list(voters.values()) == ["python"]
+    assert voter.get(URL).json()["choice"] == "python"
+    assert list(assert_poll_consistent(demo_store, POLL).values()) == ["python"]
 
 
-def test_vote_answer_lost_on_every_sdk_attempt_is_a_503_and_a_resend_counts_once(
-    proxied_site, proxy, demo_store
-):
-    voter = HttpVoter(proxied_site.url).visit()
+def test_vote_answer_lost_on_every_sdk_attempt_is_a_503_and_a_resend_counts_once(demo_store):
+    voter = csrf_client(page="/")
     before = poll_tally(demo_store, POLL)
     key = uuid.uuid4().hex
-    proxy.arm("lost_response", operation=VOTE_WRITE, times=RETRY_ATTEMPTS)
+    with store_faults(demo_store) as faults:
+        faults.arm("lost_response", operation=VOTE_WRITE, times=RETRY_ATTEMPTS)
 
-    first = voter.vote(POLL, "go", key=key)
+        first = vote(voter, "go", key=key)
 
-    assert first.status_code == 503, first.text
-    # Not "store_unavailable" (nothing written): the vote may have committed, and here it did.
-    assert error_code(first) == "outcome_unknown"
-    assert int(first.headers["Retry-After"]) > 0
-    assert proxy.count(VOTE_WRITE) == RETRY_ATTEMPTS
-    # Every attempt reached DynamoDB with one ClientRequestToken: the vote is in, exactly once.
+        assert first.status_code == 503, first.content
+        # Not "store_unavailable" (nothing written): the vote may have committed, and here it did.
+        assert error_code(first) == "outcome_unknown"
+        assert int(first["Retry-After"]) > 0
+        assert faults.count(VOTE_WRITE) == RETRY_ATTEMPTS
+        # Every attempt reached DynamoDB with one ClientRequestToken: the vote is in, exactly once.
+        assert poll_tally(demo_store, POLL) == {**before, "go": before["go"] + 1}
+
+        resent = vote(voter, "go", key=key)
+
+        assert_replayed(resent)
+        assert resent.json()["choice"] == "go"
+        assert resent.json()["counted"] is True, "the first send committed"
+        assert_replayed(vote(voter, "go", key=key))
+        assert faults.count(VOTE_WRITE) == RETRY_ATTEMPTS, "resends with a used key write nothing"
+
     assert poll_tally(demo_store, POLL) == {**before, "go": before["go"] + 1}
-
-    resent = voter.vote(POLL, "go", key=key)
-
-    assert resent.status_code == 200, resent.text
-    assert resent.headers.get("Idempotent-Replayed") == "true", "the first send committed"
-    assert resent.json()["choice"] == "go"
-    assert resent.json()["counted"] is True
-    assert poll_tally(demo_store, POLL) == {**before, "go": before["go"] + 1}
-
-    replay = voter.vote(POLL, "go", key=key)
-
-    assert replay.status_code == 200, replay.text
-    assert replay.headers.get("Idempotent-Replayed") == "true"
-    assert replay.json()["choice"] == "go"
-    assert poll_tally(demo_store, POLL) == {**before, "go": before["go"] + 1}
-    assert proxy.count(VOTE_WRITE) == RETRY_ATTEMPTS, "resends with a used key write nothing"
-    assert voter.choice(POLL) == "go"
-    assert assert_poll_consistent(demo_store, POLL) == {f"anon:{voter_id(voter)}": "go"}
+    assert voter.get(URL).json()["choice"] == "go"
+    assert list(assert_poll_consistent(demo_store, POLL).values()) == ["go"]

@@ -3,51 +3,51 @@
 from __future__ import annotations
 
 import pytest
-import requests
 
-from tests.support.faultproxy import counter_key
-from tests.support.reliability import beacon, csrf_session, error_code
+from tests.support.reliability import csrf_client, error_code
+from tests.support.store_faults import counter_key, store_faults
 
-pytestmark = pytest.mark.processes
 DOCS = counter_key("docs")
 
 
 @pytest.mark.parametrize("error_type", ["ProvisionedThroughputExceededException", "ThrottlingException"])
-def test_throttled_increment_is_a_503_with_retry_after_and_is_sent_once(
-    proxied_site, proxy, demo_store, error_type
-):
-    session = csrf_session(proxied_site.url)
+def test_throttled_increment_is_a_503_with_retry_after_and_is_sent_once(demo_store, error_type):
+    client = csrf_client()
     before = demo_store.get("docs").value
-    proxy.throttle(operation="UpdateItem", contains=DOCS, times=1, error_type=error_type)
+    with store_faults(demo_store) as faults:
+        faults.arm("throttle", operation="UpdateItem", contains=DOCS, times=1, error_type=error_type)
 
-    response = beacon(session, proxied_site.url, "docs")
+        response = client.post("/api/views/docs")
+
+        assert response.status_code == 503
+        assert error_code(response) == "store_unavailable"
+        assert int(response["Retry-After"]) > 0
+        assert faults.count("UpdateItem", contains=DOCS) == 1, "the SDK must not resend an increment"
+        assert demo_store.get("docs").value == before
+        # The next beacon goes through and counts exactly one more.
+        assert client.post("/api/views/docs").json()["value"] == before + 1
+
+
+def test_throttled_reads_are_retried_then_a_503_with_retry_after(demo_store, client):
+    with store_faults(demo_store) as faults:
+        faults.arm("throttle", operation="Query")
+
+        response = client.get("/api/counters")
 
     assert response.status_code == 503
     assert error_code(response) == "store_unavailable"
-    assert int(response.headers["Retry-After"]) > 0
-    assert proxy.count("UpdateItem", contains=DOCS) == 1, "the SDK must not resend an increment"
-    assert demo_store.get("docs").value == before
-    # The next beacon goes through and counts exactly one more.
-    assert beacon(session, proxied_site.url, "docs").json()["value"] == before + 1
-
-
-def test_throttled_reads_are_retried_then_a_503_with_retry_after(proxied_site, proxy):
-    proxy.throttle(operation="Query")
-
-    response = requests.get(f"{proxied_site.url}/api/counters", timeout=30)
-
-    assert response.status_code == 503
-    assert error_code(response) == "store_unavailable"
-    assert int(response.headers["Retry-After"]) > 0
+    assert int(response["Retry-After"]) > 0
     # Reads are safe to resend: the retrying client tried more than once before giving up.
-    assert proxy.count("Query") > 1
+    assert faults.count("Query") > 1
 
 
-def test_a_page_under_throttling_renders_with_counts_unavailable(proxied_site, proxy):
-    proxy.throttle()
+def test_a_page_under_throttling_renders_with_counts_unavailable(demo_store, client):
+    with store_faults(demo_store) as faults:
+        faults.arm("throttle")
 
-    response = requests.get(f"{proxied_site.url}/pages/docs/", timeout=30)
+        response = client.get("/pages/docs/")
 
     assert response.status_code == 200
-    assert 'id="counts-unavailable"' in response.text
-    assert "View count unavailable" in response.text
+    text = response.content.decode()
+    assert 'id="counts-unavailable"' in text
+    assert "View count unavailable" in text

@@ -1,20 +1,17 @@
-"""A loopback HTTP proxy between the site and DynamoDB that injects faults, one request at a time.
+"""A loopback HTTP proxy between a site process and DynamoDB that injects faults on one DynamoDB operation.
 
-The site talks to DynamoDB over HTTP/1.1 with keep-alive; the proxy reads each request whole, decides
-what to do with it from the rules armed by the test (first match wins, each rule may be limited to
-`times` requests), and records every request it saw with the action taken. Actions:
+For a site in another process (daphne, with a browser in front) only: in one process, botocore's own
+`before-send` event does the same (tests/support/store_faults.py). What no TCP fault tool does is
+tell one DynamoDB operation from another: the proxy reads each request whole and matches its
+`X-Amz-Target` (e.g. `UpdateItem`, `TransactWriteItems`) against the rules armed by the test (first
+match wins, each may be limited to `times` requests), and records every request with the action
+taken. Actions:
 
 - `forward`: pass the request on and the response back (the default when no rule matches);
 - `lost_response`: pass the request on, let DynamoDB apply it, then close the site's connection
   without answering (the write happened, the caller cannot know);
-- `reset`: close the site's connection without forwarding (nothing happened);
 - `delay`: wait `seconds`, then forward (a slow or hanging store);
 - `error`: answer with a DynamoDB error body and status without forwarding (e.g. throttling).
-
-Refusing new connections outright is `pause()`/`resume()`; moving to another upstream (DynamoDB
-Local restarted on a new port) is `upstream = (host, port)`. Rules match on the operation
-(`X-Amz-Target`, e.g. `UpdateItem`, `TransactWriteItems`), so the vote tests can arm a lost response
-for `TransactWriteItems` exactly as the beacon tests do for `UpdateItem`.
 """
 
 from __future__ import annotations
@@ -25,42 +22,11 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+
+from tests.support.fault_rules import Rule, Rules
 
 RECV_SIZE = 65536
 TARGET_PREFIX = "DynamoDB_20120810."
-
-
-@dataclass
-class Rule:
-    """What to do with matching requests: `operation` None matches every operation; every string of
-    `contains` must occur in the request body (e.g. `counter_key("docs")` for one counter's total)."""
-
-    action: str
-    operation: str | None = None
-    contains: tuple[str, ...] = ()
-    times: int | None = None
-    seconds: float = 0.0
-    status: int = 400
-    error_type: str = "ProvisionedThroughputExceededException"
-    message: str = "Injected by the fault proxy."
-
-    def matches(self, operation: str, body: str) -> bool:
-        """Whether this rule applies to this request and has uses left."""
-        return (
-            (self.times is None or self.times > 0)
-            and self.operation in (None, operation)
-            and all(part in body for part in self.contains)
-        )
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One request the proxy handled."""
-
-    operation: str
-    action: str
-    body: str
 
 
 @dataclass
@@ -76,18 +42,14 @@ class HttpMessage:
         return self.head + self.body
 
 
-ACTIONS = frozenset({"forward", "lost_response", "reset", "delay", "error"})
-
-
-class FaultProxy:
+class FaultProxy(Rules):
     """A TCP proxy on 127.0.0.1:<free port> in front of `upstream`; use as a context manager."""
 
+    actions = frozenset({"forward", "lost_response", "delay", "error"})
+
     def __init__(self, upstream: tuple[str, int]) -> None:
+        super().__init__()
         self.upstream = upstream
-        self.seen: list[Seen] = []
-        self._rules: list[Rule] = []
-        self._lock = threading.Lock()
-        self._paused = threading.Event()  # set while the port is closed
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._listener: socket.socket | None = None
@@ -104,92 +66,29 @@ class FaultProxy:
         """What the site uses as DYNAMODB_ENDPOINT_URL."""
         return f"http://127.0.0.1:{self.port}"
 
-    # Arming faults -------------------------------------------------------------------------------
-
-    def arm(
-        self, action: str, *, operation: str | None = None, times: int | None = None, **options: Any
-    ) -> Rule:
-        """Apply `action` to the next `times` requests of `operation` (None: all, forever)."""
-        if action not in ACTIONS:
-            raise ValueError(f"unknown action {action!r}; one of {sorted(ACTIONS)}")
-        rule = Rule(action=action, operation=operation, times=times, **options)
-        with self._lock:
-            self._rules.append(rule)
-        return rule
-
-    def throttle(
-        self,
-        *,
-        operation: str | None = None,
-        contains: tuple[str, ...] = (),
-        times: int | None = None,
-        error_type: str = "",
-    ) -> Rule:
-        """Answer matching requests as DynamoDB does when throttling (HTTP 400, nothing applied)."""
-        return self.arm(
-            "error",
-            operation=operation,
-            contains=contains,
-            times=times,
-            error_type=error_type or "ProvisionedThroughputExceededException",
-            message="The level of configured provisioned throughput for the table was exceeded.",
-        )
-
-    def clear(self) -> None:
-        """Forward everything again."""
-        with self._lock:
-            self._rules.clear()
-
-    def pause(self) -> None:
-        """Refuse new connections (the port is closed) and cut the open ones: the store is gone."""
-        self._paused.set()
-        if self._listener is not None:
-            _close(self._listener)
-        self.drop_connections()
-
-    def resume(self) -> None:
-        """Listen on the same port again."""
-        self._paused.clear()
-        self._listen(self.port)
-
-    def drop_connections(self) -> None:
-        """Close every open connection, on both sides."""
-        with self._lock:
-            connections, self._connections = list(self._connections), set()
-        for conn in connections:
-            _close(conn)
-
-    def count(self, operation: str, *, contains: tuple[str, ...] = ()) -> int:
-        """How many `operation` requests whose body holds every string of `contains` were seen."""
-        with self._lock:
-            return sum(
-                1 for s in self.seen if s.operation == operation and all(part in s.body for part in contains)
-            )
-
     # Life cycle ----------------------------------------------------------------------------------
 
     def start(self) -> FaultProxy:
         """Listen on a free loopback port and serve in background threads."""
-        self._listen(0)
-        return self
-
-    def _listen(self, port: int) -> None:
         listener = socket.socket()
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", port))
+        listener.bind(("127.0.0.1", 0))
         listener.listen(64)
         self._listener = listener
         self.port = listener.getsockname()[1]
         threading.Thread(
             target=self._accept_loop, args=(listener,), name="faultproxy-accept", daemon=True
         ).start()
+        return self
 
     def stop(self) -> None:
-        """Stop listening and close every connection."""
+        """Stop listening and close every connection: the port is closed, as a dead store's is."""
         self._stopping.set()
         if self._listener is not None:
             _close(self._listener)
-        self.drop_connections()
+        with self._lock:
+            connections, self._connections = list(self._connections), set()
+        for conn in connections:
+            _close(conn)
 
     def __enter__(self) -> FaultProxy:
         return self.start()
@@ -217,12 +116,8 @@ class FaultProxy:
                 if request is None:
                     return
                 operation = request.headers.get("x-amz-target", "").removeprefix(TARGET_PREFIX)
-                body = request.body.decode("utf-8", "replace")
-                rule = self._take_rule(operation, body)
+                rule = self.take(operation, request.body.decode("utf-8", "replace"))
                 action = rule.action if rule else "forward"
-                self._record(Seen(operation, action, body))
-                if action == "reset":
-                    return
                 if action == "error":
                     client.sendall(error_response(rule))
                     continue
@@ -245,19 +140,6 @@ class FaultProxy:
                     self._untrack(conn)
                     _close(conn)
 
-    def _take_rule(self, operation: str, body: str) -> Rule | None:
-        with self._lock:
-            for rule in self._rules:
-                if rule.matches(operation, body):
-                    if rule.times is not None:
-                        rule.times -= 1
-                    return rule
-        return None
-
-    def _record(self, seen: Seen) -> None:
-        with self._lock:
-            self.seen.append(seen)
-
     def _track(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.add(conn)
@@ -265,11 +147,6 @@ class FaultProxy:
     def _untrack(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
-
-
-def counter_key(name: str) -> tuple[str, ...]:
-    """Strings that only a request on counter `name`'s total item holds (see store/dynamodb/schema.py)."""
-    return (f'"C#{name}"', '"TOTAL"')
 
 
 def error_response(rule: Rule) -> bytes:

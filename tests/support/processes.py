@@ -24,6 +24,34 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def occupy_port(port: int) -> socket.socket:
+    """A socket listening on `port` and never answering, as another program that took the port."""
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past a killed server's TIME_WAIT
+    squatter.bind(("127.0.0.1", port))
+    squatter.listen()
+    return squatter
+
+
+def run_at_once(script: str, *args: str, count: int, timeout: float = 90) -> list[str]:
+    """Run `python -c script *args` in `count` processes at once; their outputs (each must exit 0)."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_DIR)}
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, *args],
+            cwd=PROJECT_DIR,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    outputs = [process.communicate(timeout=timeout) for process in processes]
+    assert [process.returncode for process in processes] == [0] * count, outputs
+    return [stdout for stdout, _ in outputs]
+
+
 def site_environment(**overrides: str) -> dict[str, str]:
     """The environment a site process runs with: production-like, DEBUG off unless asked."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}

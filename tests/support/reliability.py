@@ -1,4 +1,4 @@
-"""Helpers for fault tests: a browser-like session with a CSRF token, and beacons that record outcomes."""
+"""Helpers for fault tests: browser-like clients with a CSRF token, and beacons that record outcomes."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import requests
+from django.test import Client
 
 TIMEOUT = 30
 
@@ -16,6 +17,14 @@ def csrf_session(base_url: str, *, page: str = "/pages/welcome/") -> requests.Se
     session.get(f"{base_url}{page}", timeout=TIMEOUT)
     session.headers["X-CSRFToken"] = session.cookies["csrftoken"]
     return session
+
+
+def csrf_client(*, page: str = "/pages/welcome/") -> Client:
+    """An in-process client with CSRF checks on, holding the token a counted page sets, as scripts do."""
+    client = Client(enforce_csrf_checks=True)
+    client.get(page)
+    client.defaults["HTTP_X_CSRFTOKEN"] = client.cookies["csrftoken"].value
+    return client
 
 
 def beacon(session: requests.Session, base_url: str, slug: str) -> requests.Response:
@@ -32,7 +41,7 @@ class Outcomes:
     unknown: int = 0
     other: Counter = field(default_factory=Counter)
 
-    def add(self, response: requests.Response) -> None:
+    def add(self, response) -> None:
         """Classify one answer to a write."""
         if response.status_code == 200:
             self.acknowledged += 1
@@ -46,7 +55,7 @@ class Outcomes:
             self.other[(response.status_code, code)] += 1
 
 
-def error_code(response: requests.Response) -> str:
+def error_code(response) -> str:
     """The `error` of a JSON error answer, or a marker when the body is not the contract's JSON."""
     try:
         return response.json().get("error", "<no error field>")

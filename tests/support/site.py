@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from counters.embedded.dynamodb_local import LocalDynamo
-from tests.support.processes import site_environment
+from counters.store.dynamodb.backend import DynamoCounterStore
+from counters.store.dynamodb.clients import Connection, build_clients
+from tests.support.processes import PROJECT_DIR, site_environment
 
 # The machine's own Redis (also on CI); tests keep to prefixes of their own.
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -22,3 +26,33 @@ def site_env_for(store, dynamodb_local: LocalDynamo, data_dir: Path, **overrides
         COUNTERS_DATA_DIR=str(data_dir),
         **overrides,
     )
+
+
+def embedded_env(data_dir: Path, **overrides: str) -> dict[str, str]:
+    """A site environment with no DynamoDB endpoint, so the site runs DynamoDB Local itself."""
+    env = site_environment(COUNTERS_DATA_DIR=str(data_dir), **overrides)
+    env.pop("DYNAMODB_ENDPOINT_URL", None)
+    env.pop("AWS_ACCESS_KEY_ID", None)
+    env.pop("AWS_SECRET_ACCESS_KEY", None)
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """Run a management command beside the site and return its output."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+def store_on(local: LocalDynamo) -> DynamoCounterStore:
+    """A store on the `counters` table of one DynamoDB Local instance (the embedded site's)."""
+    clients = build_clients(
+        Connection(local.endpoint_url, local.region, local.access_key_id, local.secret_access_key)
+    )
+    return DynamoCounterStore(client=clients.single_shot, retrying_client=clients.retrying, table="counters")

@@ -10,6 +10,7 @@ from botocore.config import Config
 from django.core.exceptions import ImproperlyConfigured
 
 from counters import conf
+from counters.store.dynamodb import outage
 
 # Timeouts are short and bounded so an outage answers 503 quickly instead of hanging workers: a
 # DynamoDB call takes milliseconds, so a second to connect and two to answer only ever cut off a
@@ -82,9 +83,13 @@ def resolve_connection() -> Connection:
             "(COUNTERS_EMBEDDED_DYNAMODB). Set DYNAMODB_ENDPOINT_URL (e.g. https://dynamodb.<region>"
             ".amazonaws.com) or, for a demo machine only, COUNTERS_EMBEDDED_DYNAMODB=true."
         )
-    from counters.embedded.dynamodb_local import ensure_running
+    from counters.embedded.supervisor import supervise
+    from counters.store import reset_store
 
-    local = ensure_running(conf.data_dir(), base_dir=conf.base_dir())
+    # Watched from now on: started again if it dies; a new endpoint means new clients (reset_store).
+    supervisor = supervise(conf.data_dir(), base_dir=conf.base_dir(), on_moved=reset_store)
+    outage.when_unreachable(supervisor.wake)
+    local = supervisor.current
     return Connection(
         endpoint_url=local.endpoint_url,
         region=local.region,

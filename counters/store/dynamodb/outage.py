@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from botocore.exceptions import (
@@ -15,6 +16,8 @@ from botocore.exceptions import (
 )
 
 from counters.exceptions import OutcomeUnknown, StoreUnavailable
+
+logger = logging.getLogger(__name__)
 
 # Codes that mean "nothing was written, try later": they become a 503 with Retry-After.
 UNAVAILABLE_CODES = frozenset(
@@ -44,6 +47,24 @@ MAYBE_APPLIED_CODES = frozenset({"InternalServerError"})
 # resent by the SDK, see counters/store/dynamodb/clients.py) that means "counted once or not at all".
 AFTER_SENDING = (ConnectionClosedError, ReadTimeoutError)
 
+# Told when a call could not reach the store (refused, cut, timed out): the embedded store's supervisor
+# looks at once whether DynamoDB Local died, instead of at its next round.
+_unreachable_listeners: set[Callable[[], None]] = set()
+
+
+def when_unreachable(listener: Callable[[], None]) -> None:
+    """Call `listener` (cheap, never blocking) whenever a call cannot reach the store; once per listener."""
+    _unreachable_listeners.add(listener)
+
+
+def _tell_unreachable() -> None:
+    """Tell every listener; a failing listener never turns an outage into another error."""
+    for listener in list(_unreachable_listeners):
+        try:
+            listener()
+        except Exception:
+            logger.exception("A store-unreachable listener failed")
+
 
 @contextmanager
 def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
@@ -54,6 +75,7 @@ def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
     try:
         yield
     except AFTER_SENDING as exc:
+        _tell_unreachable()
         if write:
             raise OutcomeUnknown(
                 "The counter store did not answer in time; this write counted once or not at all. "
@@ -86,6 +108,7 @@ def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
             ) from exc
         raise
     except (ConnectionError, HTTPClientError, BotoCoreError) as exc:
+        _tell_unreachable()
         raise StoreUnavailable(
             "The counter store cannot be reached right now; try again shortly.", retry_after=5
         ) from exc

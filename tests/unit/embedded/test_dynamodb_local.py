@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +18,7 @@ from django.core.exceptions import ImproperlyConfigured
 from counters.embedded import dynamodb_local as local
 from counters.embedded.dynamodb_local import DynamoLocalUnavailable, InMemoryDynamo, LocalDynamo
 from tests.support.processes import PROJECT_DIR as BASE_DIR
+from tests.support.processes import run_at_once
 
 TABLE = "launcher_test"
 
@@ -140,22 +139,8 @@ def test_concurrent_processes_start_one_detached_instance(data_dir: Path) -> Non
         "import sys; from pathlib import Path; from counters.embedded.dynamodb_local import ensure_running; "
         "print(ensure_running(Path(sys.argv[1]), base_dir=Path(sys.argv[2])).pid)"
     )
-    env = {**os.environ, "PYTHONPATH": str(BASE_DIR)}
-    launchers = [
-        subprocess.Popen(
-            [sys.executable, "-c", script, str(data_dir), str(BASE_DIR)],
-            cwd=BASE_DIR,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(3)
-    ]
-    outputs = [launcher.communicate(timeout=90) for launcher in launchers]
+    pids = {int(out) for out in run_at_once(script, str(data_dir), str(BASE_DIR), count=3)}
 
-    assert [launcher.returncode for launcher in launchers] == [0, 0, 0], outputs
-    pids = {int(stdout) for stdout, _ in outputs}
     assert len(pids) == 1
     # Every launcher has exited; the instance they started keeps running and is reused.
     assert local.ensure_running(data_dir, base_dir=BASE_DIR).pid in pids
@@ -172,7 +157,7 @@ def test_data_survives_stop_and_restart(data_dir: Path) -> None:
     assert local.stop(data_dir) is True
     assert gone(first.pid)
     assert local.status(data_dir) is None
-    assert not (data_dir / "dynamodb" / "server.json").exists()
+    assert local.stopped_on_purpose(data_dir)
     assert local.stop(data_dir) is False
 
     second = local.ensure_running(data_dir, base_dir=BASE_DIR)

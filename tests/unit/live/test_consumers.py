@@ -17,6 +17,7 @@ from counters.exceptions import StoreUnavailable
 from counters.live import broadcast
 from counters.live.consumers import CLOSE_TRY_AGAIN
 from counters.live.fanout import CLOSE_RELAY_LOST, fanout
+from counters.signals import store_lost
 from tests.support.live import dashboard_socket, latest
 
 BURST = 100
@@ -147,6 +148,15 @@ async def test_a_store_outage_closes_the_socket_so_the_client_retries(memory_dem
     assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
 
 
+async def test_a_lost_store_closes_open_sockets_so_clients_show_counts_unavailable(memory_demo_store):
+    async with dashboard_socket() as socket:
+        assert (await socket.receive_json_from(timeout=10))["type"] == "snapshot"
+        # As the embedded store's supervisor does, from its own thread, when DynamoDB Local died.
+        await asyncio.to_thread(store_lost.send, sender=None)
+        message = await socket.receive_output(timeout=10)
+    assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
+
+
 async def test_messages_from_many_workers_are_coalesced_again_for_each_page(memory_demo_store, settings):
     # Each worker coalesces its own writes; the relay merges what all of them send.
     layer, interval = get_channel_layer(), conf.broadcast_interval()
@@ -212,7 +222,7 @@ def test_publish_never_raises_into_the_request(caplog):
     assert "Could not queue counter updates" in caplog.text
 
 
-async def test_the_snapshot_says_how_many_live_pages_this_process_serves(demo_store):
+async def test_the_snapshot_says_how_many_live_pages_this_process_serves(memory_demo_store):
     async with dashboard_socket() as first:
         assert (await first.receive_json_from(timeout=10))["open"] == 1
         async with dashboard_socket() as second:
