@@ -6,6 +6,7 @@ from django.http import HttpRequest, JsonResponse
 
 from counters import selectors, services
 from counters.web.json_api import json_api
+from counters.web.visitors import client_of
 
 
 @json_api("GET")
@@ -17,20 +18,20 @@ def counter_list(request: HttpRequest) -> JsonResponse:
 @json_api("GET")
 def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
     """`GET /api/counters/<name>`: one counter, 404 if unknown."""
-    return JsonResponse(selectors.counter_get(name=name).as_dict())
+    return JsonResponse(selectors.counter_detail(name=name).as_dict())
 
 
 @json_api("GET")
 def counter_history(request: HttpRequest, name: str) -> JsonResponse:
-    """`GET /api/counters/<name>/history?window=1h|48h|90d`: views per bucket, zero-filled."""
-    window = request.GET.get("window", "1h")
-    return JsonResponse(selectors.counter_history(name=name, window=window).as_dict())
+    """`GET /api/counters/<name>/history?window=...&series=views|visitors`: per bucket, zero-filled."""
+    series, window = request.GET.get("series", "views"), request.GET.get("window")
+    return JsonResponse(selectors.counter_history(name=name, window=window, series=series).as_dict())
 
 
 @json_api("POST")
 def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
     """`POST /api/views/<slug>`: count one view of a registered page."""
-    return JsonResponse(services.view_record(slug=slug).as_dict())
+    return JsonResponse(services.view_record(slug=slug, client=client_of(request)).as_dict())
 
 
 @json_api("GET")
