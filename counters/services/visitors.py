@@ -106,3 +106,8 @@ _book = VisitorBook()
 def visitor_record(*, name: str, client: Client, at: float | None = None) -> bool | None:
     """Count a person's view of page `name` toward its unique visitors of the day (see VisitorBook)."""
     return _book.record(name=name, client=client, at=at)
+
+
+def visitors_forget() -> None:
+    """Forget the visitors this process has seen, as a freshly started worker would know none."""
+    _book.seen = SeenCache()

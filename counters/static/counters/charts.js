@@ -1,5 +1,6 @@
 /* Charts of the dashboard, drawn as plain SVG (no library, no network beyond this site's API):
- * - a sparkline per counter: views per minute over the last hour;
+ * - a sparkline per counter: views per minute over the last hour; and per view counter, its unique
+ *   visitors per day over 90 days (svg[data-visitor-trend], data-series="visitors", data-window="90d");
  * - a larger chart of the last 48 hours for the counter chosen in #history-counter;
  * - poll results as horizontal bars.
  * It subscribes to window.LiveCounters (live.js), which passes on only states newer than the page
@@ -10,7 +11,7 @@
 
   var SVG_NS = "http://www.w3.org/2000/svg";
   var ROLL_MS = 15000; // move the time axis along even when nothing is counted
-  var series = {}; // "<name>|<window>" -> {name, window, bucket, starts, counts, svg, draw}
+  var series = {}; // "<name>|<window>|<series>" -> {name, window, series, bucket, starts, counts, svg, draw}
 
   function svgEl(tag, attrs, parent) {
     var node = document.createElementNS(SVG_NS, tag);
@@ -28,8 +29,9 @@
     return { width: box[2], height: box[3] };
   }
 
-  function fetchHistory(name, windowName) {
-    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName;
+  function fetchHistory(name, windowName, seriesName) {
+    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName +
+      "&series=" + (seriesName || "views");
     return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(
       function (response) {
         if (!response.ok) throw new Error("history " + name + ": HTTP " + response.status);
@@ -111,13 +113,15 @@
   }
 
   function load(svg, name, windowName, draw, isCurrent) {
-    var key = name + "|" + windowName;
-    return fetchHistory(name, windowName).then(function (data) {
+    var seriesName = svg.getAttribute("data-series") || "views";
+    var key = name + "|" + windowName + "|" + seriesName;
+    return fetchHistory(name, windowName, seriesName).then(function (data) {
       // A later choice may have been answered first: a stale answer must not replace it.
       if (isCurrent && !isCurrent()) return;
       var entry = {
         name: name,
         window: windowName,
+        series: seriesName,
         bucket: data.bucket_seconds,
         starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
         counts: data.points.map(function (p) { return p.count; }),
@@ -161,7 +165,8 @@
       var writes = previous && update.value >= previous.value ? update.version - previous.version : 0;
       Object.keys(series).forEach(function (key) {
         var entry = series[key];
-        if (entry.name !== update.name) return;
+        // Live updates carry views; a visitors series moves on the next load only.
+        if (entry.name !== update.name || entry.series !== "views") return;
         advance(entry, now);
         entry.counts[entry.counts.length - 1] += writes;
         entry.draw(entry);
@@ -177,8 +182,9 @@
 
   function start() {
     document.querySelectorAll("svg[data-poll-bars]").forEach(drawPoll);
-    document.querySelectorAll("svg[data-sparkline]").forEach(function (svg) {
-      load(svg, svg.getAttribute("data-sparkline"), "1h", drawSparkline).catch(function () {
+    document.querySelectorAll("svg[data-sparkline], svg[data-visitor-trend]").forEach(function (svg) {
+      var name = svg.getAttribute("data-sparkline") || svg.getAttribute("data-visitor-trend");
+      load(svg, name, svg.getAttribute("data-window") || "1h", drawSparkline).catch(function () {
         svg.setAttribute("data-error", "unavailable");
       });
     });
