@@ -94,7 +94,9 @@ class VisitorBook:
                 return False
             first = store.record_visitor(name, visitor, day=day)
         except CounterError as exc:
-            logger.warning("A visitor of %s was not counted this time: %s", name, exc.detail)
+            logger.warning(
+                "A visitor of %s may not be counted yet (their next view tries again): %s", name, exc.detail
+            )
             return None
         self.seen.add(visitor)
         return first
