@@ -58,6 +58,8 @@ SETTINGS: dict[str, Setting] = {
     "COUNTERS_VOTER_COOKIE": Setting("counters_voter"),
     # Proxies in front of the site that append to X-Forwarded-For; 0: the client is REMOTE_ADDR.
     "COUNTERS_PROXY_COUNT": Setting(0, int),
+    # Views whose user agent is a crawler, preview fetcher or headless client go to `bot_views`.
+    "COUNTERS_COUNT_BOTS_APART": Setting(True, as_bool),
     # Background work and the live push.
     "COUNTERS_HISTORY_FLUSH_SECONDS": Setting(1.0, float),
     "COUNTERS_BROADCAST_INTERVAL": Setting(0.1, float),
@@ -199,6 +201,11 @@ def voter_cookie() -> str:
 def proxy_count() -> int:
     """Proxies in front of the site that append to X-Forwarded-For; 0 trusts only REMOTE_ADDR."""
     return value("COUNTERS_PROXY_COUNT")
+
+
+def count_bots_apart() -> bool:
+    """Whether views from bots go to `bot_views` instead of the views and unique visitors."""
+    return value("COUNTERS_COUNT_BOTS_APART")
 
 
 def history_flush_seconds() -> float:

@@ -95,9 +95,9 @@ class HistoryRecorder:
 _recorder = HistoryRecorder()
 
 
-def record(*, name: str, count: int = 1) -> None:
-    """Count views of a counter in its history (off the request's critical path)."""
-    _recorder.record(name=name, count=count)
+def record(*, name: str, count: int = 1, at: float | None = None) -> None:
+    """Count views of a counter at `at` (default now) in its history (off the request's critical path)."""
+    _recorder.record(name=name, count=count, at=at)
 
 
 def flush() -> int:

@@ -114,3 +114,21 @@ def window_named(value: object) -> Window:
 def iso(epoch: int) -> str:
     """An epoch second as ISO 8601 UTC with a Z, the format of bucket starts in the API."""
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# Unique visitors are counted per UTC day (items `D#<yyyy-mm-dd>` beside the minute and hour buckets),
+# kept 90 days. Not in RESOLUTIONS: the history writer tallies views, never visitors.
+DAY = Resolution("day", "D#", "%Y-%m-%d", 86400, 90 * 86400)
+# Daily unique visitors over the last 90 days: the one window of the `visitors` history series.
+VISITORS_WINDOW = Window("90d", DAY, 90)
+
+
+def series_window(series: object, window: object) -> Window:
+    """The window `window` (None: the series' default) of history series `views` or `visitors`."""
+    if series == "views":
+        return window_named("1h" if window is None else window)
+    if series != "visitors":
+        raise InvalidInput("series is views or visitors.")
+    if window not in (None, VISITORS_WINDOW.name):
+        raise InvalidInput(f"The visitors series has the window {VISITORS_WINDOW.name} only.")
+    return VISITORS_WINDOW

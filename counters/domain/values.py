@@ -32,10 +32,19 @@ class CounterState:
     title: str = ""
     description: str = ""
     updated_at: str | None = None
+    # View counters only: views from bots, counted apart from `value` (and never in `version`), and the
+    # unique visitors of the current UTC day when the read asked for them (None: not read).
+    bot_views: int = 0
+    visitors_today: int | None = None
 
     def as_dict(self) -> dict:
-        """Serialise for JSON answers and websocket frames."""
-        return asdict(self)
+        """Serialise for JSON answers and websocket frames; the view-only numbers only for view counters."""
+        data = asdict(self)
+        if self.kind != "views" or self.visitors_today is None:
+            del data["visitors_today"]
+        if self.kind != "views":
+            del data["bot_views"]
+        return data
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,13 @@
 
 from counters.selectors.counters import (
     PageMeta,
+    counter_detail,
     counter_get,
     counter_list,
     counter_resets,
     counter_search,
     page_meta,
+    with_visitors_today,
 )
 from counters.selectors.history import CounterHistory, counter_history
 from counters.selectors.overview import Overview, PageTraffic, overview
@@ -28,6 +30,7 @@ __all__ = [
     "PageMeta",
     "PageTraffic",
     "PollTotals",
+    "counter_detail",
     "counter_get",
     "counter_history",
     "counter_list",
@@ -41,4 +44,5 @@ __all__ = [
     "poll_totals_for",
     "poll_totals_from_states",
     "voter_choices",
+    "with_visitors_today",
 ]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
 from django.core.cache.backends.locmem import LocMemCache
 
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState, ResetRecord
+from counters.domain.visitors import visit_day
 from counters.store import get_store
 
 PAGE_META_SECONDS = 60
@@ -26,8 +28,20 @@ class PageMeta:
 
 
 def counter_list() -> list[CounterState]:
-    """Every registered counter with its total."""
-    return get_store().list_counters()
+    """Every registered counter with its total; view counters with today's unique visitors too."""
+    return with_visitors_today(get_store().list_counters())
+
+
+def with_visitors_today(states: list[CounterState], *, now: float | None = None) -> list[CounterState]:
+    """The states, each view counter's with its unique visitors of the current UTC day (one read)."""
+    pages = [state.name for state in states if state.kind == "views"]
+    if not pages:
+        return states
+    counts = get_store().visitors_on(pages, day=visit_day(time.time() if now is None else now))
+    return [
+        replace(state, visitors_today=counts.get(state.name, 0)) if state.kind == "views" else state
+        for state in states
+    ]
 
 
 def counter_search(*, query: str = "", kind: str = "") -> list[CounterState]:
@@ -49,6 +63,11 @@ def counter_resets(*, name: str, limit: int = 50) -> list[ResetRecord]:
 def counter_get(*, name: str) -> CounterState:
     """One counter by name."""
     return get_store().get(validate_counter_name(name))
+
+
+def counter_detail(*, name: str) -> CounterState:
+    """One counter by name; a view counter with today's unique visitors too."""
+    return with_visitors_today([counter_get(name=name)])[0]
 
 
 def page_meta(*, slug: str) -> PageMeta:

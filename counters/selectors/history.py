@@ -1,29 +1,31 @@
-"""Reads of a counter's history: views per step over a chart window, zero-filled."""
+"""Reads of a counter's history: views per step, or unique visitors per day, over a window, zero-filled."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
-from counters.domain.buckets import Step, Window, iso, window_named
+from counters.domain.buckets import Step, Window, iso, series_window
 from counters.domain.names import validate_counter_name
 from counters.store import get_store
 
 
 @dataclass(frozen=True)
 class CounterHistory:
-    """Views per step over a chart window, oldest first, empty steps as 0."""
+    """Views (or unique visitors) per step over a chart window, oldest first, empty steps as 0."""
 
     name: str
     window: Window
     step: Step
     starts: tuple[int, ...]
     counts: tuple[int, ...]
+    series: str = "views"
 
     def as_dict(self) -> dict:
         """Serialise for the JSON API."""
         return {
             "name": self.name,
+            "series": self.series,
             "window": self.window.name,
             "resolution": self.window.resolution.name,
             "step": self.step.name,
@@ -37,11 +39,19 @@ class CounterHistory:
 
 
 def counter_history(
-    *, name: str, window: str, step: str | None = None, now: float | None = None
+    *,
+    name: str,
+    window: str | None,
+    step: str | None = None,
+    series: str = "views",
+    now: float | None = None,
 ) -> CounterHistory:
-    """A counter's views over `window` (1h, 24h, 48h, 90d) per `step` (default: per stored bucket)."""
+    """A counter's views over `window` (1h, 24h, 48h, 90d) per `step` (default: per stored bucket).
+
+    `series="visitors"`: its unique visitors per UTC day over the last 90 days (window 90d).
+    """
     name = validate_counter_name(name)
-    chosen = window_named(window)
+    chosen = series_window(series, window)
     each = chosen.step_named(step)
     store = get_store()
     store.get(name)  # unknown counters are a 404, not an empty chart
@@ -54,4 +64,6 @@ def counter_history(
     # Every stored bucket of the window lands in the step that holds it.
     for bucket in range(starts[0], current + 1, resolution.seconds):
         counts[(bucket - starts[0]) // each.seconds] += found.get(resolution.key(bucket), 0)
-    return CounterHistory(name=name, window=chosen, step=each, starts=tuple(starts), counts=tuple(counts))
+    return CounterHistory(
+        name=name, window=chosen, step=each, starts=tuple(starts), counts=tuple(counts), series=series
+    )

@@ -2,20 +2,35 @@
 
 from __future__ import annotations
 
+from counters import conf
 from counters.background import history_writer, hot_settler
+from counters.domain.bots import is_bot
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState
+from counters.domain.visitors import Client
 from counters.live import broadcast
+from counters.services.visitors import visitor_record
 from counters.store import get_store
 
 
-def view_record(*, slug: str) -> CounterState:
-    """Count one view of a registered page and push its new total."""
+def view_record(*, slug: str, client: Client | None = None, at: float | None = None) -> CounterState:
+    """Count one view of a registered page and push its new total.
+
+    With the `client` (address and user agent), a bot's view goes to `bot_views` instead (unless
+    COUNTERS_COUNT_BOTS_APART is off), and a person's also counts toward the day's unique visitors.
+    `at` (default now) says on which day.
+    """
     validate_slug(slug, what="page slug")
+    if client is not None and conf.count_bots_apart() and is_bot(client.user_agent):
+        # Nothing a person sees changes (value and version stay): no history, no push.
+        return get_store().add_bot_view(slug)
     state = get_store().increment(slug, kind="views")
-    history_writer.record(name=slug)
+    history_writer.record(name=slug, at=at)
     hot_settler.written(name=slug)
     broadcast.publish([state])
+    if client is not None:
+        # After the view is counted: a page that is not registered gets no visitor marker.
+        visitor_record(name=slug, client=client, at=at)
     return state
 
 

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 
 from counters.domain import values
+from counters.domain.visitors import VisitDay
 
 
 class CounterStore(ABC):
@@ -77,6 +78,33 @@ class CounterStore(ABC):
     @abstractmethod
     def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
         """Counts of a counter's time buckets from `first` to `last` (inclusive); empty ones are left out."""
+
+    # ---- unique visitors and bot views ----
+
+    @abstractmethod
+    def add_bot_view(self, name: str) -> values.CounterState:
+        """Add one to a registered view counter's `bot_views` in one write; its value and version stay."""
+
+    @abstractmethod
+    def daily_salt(self, day: VisitDay, *, candidate: bytes) -> bytes:
+        """The salt of `day`: the stored one, or `candidate` stored now; every process gets the same."""
+
+    @abstractmethod
+    def drop_salts(self, *, before: VisitDay) -> int:
+        """Delete the salt of every day before `before`; return how many were deleted."""
+
+    # Called once the page's view was counted, so only registered view counters get markers.
+    @abstractmethod
+    def record_visitor(self, name: str, visitor: str, *, day: VisitDay) -> bool:
+        """Mark `visitor` as seen on page `name` on `day`; the first time, add one to the day's count.
+
+        Atomic and exact: of any number of calls (concurrent or resent) for one visitor, page and day,
+        exactly one adds, and it returns True. The count is the day's `DAY` bucket (`read_buckets`).
+        """
+
+    @abstractmethod
+    def visitors_on(self, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
+        """Unique visitors of each counter on `day`; counters with none are left out."""
 
     # ---- resets ----
 

@@ -21,6 +21,7 @@ from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
 from counters.domain.polls import option_counter_definition
 from counters.domain.shards import validate_shards
+from counters.domain.visitors import VisitDay
 from counters.exceptions import (
     Conflict,
     IdempotencyRace,
@@ -41,6 +42,7 @@ class StoredCounter:
     version: int = 0
     shards: int = 0
     updated_at: str | None = None
+    bot_views: int = 0
 
     def add(self, delta: int, now: str) -> None:
         """Apply one write: the total moves by `delta`, the version by one."""
@@ -56,6 +58,7 @@ class StoredCounter:
             value=self.value,
             version=self.version,
             updated_at=self.updated_at,
+            bot_views=self.bot_views,
         )
 
     def state(self) -> values.CounterState:
@@ -89,6 +92,8 @@ class MemoryCounterStore(CounterStore):
         self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (voter, key)
         self._buckets: dict[str, dict[str, tuple[int, int]]] = {}  # name -> bucket -> (count, expires_at)
         self._resets: dict[str, list[values.ResetRecord]] = {}  # oldest first
+        self._salts: dict[str, bytes] = {}  # day key -> salt
+        self._seen: set[tuple[str, str, str]] = set()  # (page, day key, visitor)
 
     @classmethod
     def from_settings(cls) -> MemoryCounterStore:
@@ -181,6 +186,47 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             buckets = self._buckets.get(name, {})
             return {key: buckets[key][0] for key in sorted(buckets) if first <= key <= last}
+
+    # ---- unique visitors and bot views ----
+
+    def add_bot_view(self, name: str) -> values.CounterState:
+        """Add one to a view counter's bot tally; value, version and updated_at stay."""
+        with self._lock:
+            counter = self._counters.get(name)
+            if counter is None or counter.definition.kind != "views":
+                raise UnknownCounter(f"There is no views counter named {name!r}.")
+            counter.bot_views += 1
+            return counter.state()
+
+    def daily_salt(self, day: VisitDay, *, candidate: bytes) -> bytes:
+        """The day's salt, `candidate` if it had none."""
+        with self._lock:
+            return self._salts.setdefault(day.key, candidate)
+
+    def drop_salts(self, *, before: VisitDay) -> int:
+        """Forget the salts of the days before `before`."""
+        with self._lock:
+            old = [key for key in self._salts if key < before.key]
+            for key in old:
+                del self._salts[key]
+            return len(old)
+
+    def record_visitor(self, name: str, visitor: str, *, day: VisitDay) -> bool:
+        """Mark the visitor and count them in the day's bucket, unless marked already."""
+        with self._lock:
+            marker = (name, day.key, visitor)
+            if marker in self._seen:
+                return False
+            self._seen.add(marker)
+            buckets = self._buckets.setdefault(name, {})
+            buckets[day.key] = (buckets.get(day.key, (0, 0))[0] + 1, day.count_expires_at)
+            return True
+
+    def visitors_on(self, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
+        """The day's count of each counter that has one."""
+        with self._lock:
+            counts = {name: self._buckets.get(name, {}).get(day.key, (0, 0))[0] for name in names}
+            return {name: count for name, count in counts.items() if count}
 
     # ---- resets ----
 

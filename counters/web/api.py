@@ -6,6 +6,7 @@ from django.http import HttpRequest, JsonResponse
 
 from counters import selectors, services
 from counters.web.json_api import json_api
+from counters.web.visitors import client_of
 
 
 @json_api("GET")
@@ -17,21 +18,23 @@ def counter_list(request: HttpRequest) -> JsonResponse:
 @json_api("GET")
 def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
     """`GET /api/counters/<name>`: one counter, 404 if unknown."""
-    return JsonResponse(selectors.counter_get(name=name).as_dict())
+    return JsonResponse(selectors.counter_detail(name=name).as_dict())
 
 
 @json_api("GET")
 def counter_history(request: HttpRequest, name: str) -> JsonResponse:
-    """`GET /api/counters/<name>/history?window=1h|24h|48h|90d&step=1m|15m|1h|1d`: views per step."""
-    window = request.GET.get("window", "1h")
-    step = request.GET.get("step")
-    return JsonResponse(selectors.counter_history(name=name, window=window, step=step).as_dict())
+    """`GET /api/counters/<name>/history?window=1h|24h|48h|90d&step=1m|15m|1h|1d&series=views|visitors`."""
+    window, step = request.GET.get("window"), request.GET.get("step")
+    series = request.GET.get("series", "views")
+    return JsonResponse(
+        selectors.counter_history(name=name, window=window, step=step, series=series).as_dict()
+    )
 
 
 @json_api("POST")
 def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
     """`POST /api/views/<slug>`: count one view of a registered page."""
-    return JsonResponse(services.view_record(slug=slug).as_dict())
+    return JsonResponse(services.view_record(slug=slug, client=client_of(request)).as_dict())
 
 
 @json_api("GET")

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from counters import services
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
+from counters.web.visitors import client_of
 
 NameSource = str | Callable[..., str]
 
@@ -25,7 +26,7 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     if request.method != "GET":
         return
     try:
-        request.counter = services.view_record(slug=name)
+        request.counter = services.view_record(slug=name, client=client_of(request))
     except (UnknownCounter, InvalidInput) as exc:
         if registered_only:
             raise Http404(exc.detail) from exc

@@ -28,6 +28,8 @@ import requests
 from tests.support.live import receive_until, site_socket
 from tests.support.processes import PROJECT_DIR, SiteProcess
 
+BROWSER = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"}
+
 DOCS = PROJECT_DIR / "docs" / "add-to-your-project.md"
 WHEEL = "django_live_counters-0.1.0-py3-none-any.whl"
 # A fenced block: "```sh" for commands, "```python mysite/urls.py" for a file of the new project.
@@ -183,8 +185,9 @@ def test_a_new_project_runs_the_app_from_its_wheel(dynamodb_local, tmp_path):
             counter["name"] for counter in snapshot["counters"]
         }
 
-        # The app's own counted page, drawn by the app's templates alone.
-        page = requests.get(f"{site.url}/pages/welcome/", timeout=30)
+        # The app's own counted page, drawn by the app's templates alone. Browsed with a browser's user
+        # agent: the app counts a script's views as a bot's, apart from the views.
+        page = requests.get(f"{site.url}/pages/welcome/", headers=BROWSER, timeout=30)
         assert page.status_code == 200
         assert '<p class="views">Viewed <span class="count"' in page.text
         assert "/static/counters/live.js" in page.text
@@ -193,6 +196,7 @@ def test_a_new_project_runs_the_app_from_its_wheel(dynamodb_local, tmp_path):
 
         # The project's own counted view, with the counter and poll template tags.
         session = requests.Session()
+        session.headers.update(BROWSER)
         first = session.get(f"{site.url}/about/", timeout=30)
         assert first.status_code == 200
         assert '<p id="about-views">Viewed 1 times.</p>' in first.text

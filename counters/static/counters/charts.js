@@ -40,8 +40,9 @@
     while (node.firstChild) node.removeChild(node.firstChild);
   }
 
-  function fetchHistory(name, windowName, step) {
-    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName + (step ? "&step=" + step : "");
+  function fetchHistory(name, windowName, step, seriesName) {
+    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName + (step ? "&step=" + step : "") +
+      (seriesName && seriesName !== "views" ? "&series=" + seriesName : "");
     return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (response) {
       return response.json().then(
         function (body) {
@@ -93,6 +94,10 @@
     svgEl("polyline", { points: line.join(" ") }, svg);
     mark(svg, entry);
     var title = svg.getAttribute("data-title") || entry.name;
+    if (entry.series === "visitors") {
+      svg.setAttribute("aria-label", "Unique visitors of " + title + " per day over the last 90 days: " + plural(total(entry), "visitor", "visitors"));
+      return;
+    }
     svg.setAttribute("aria-label", "Views of " + title + " per minute over the last hour: " + plural(total(entry), "view", "views"));
     document.dispatchEvent(new CustomEvent("counters:sparkline", { detail: { name: entry.name, total: total(entry) } }));
   }
@@ -100,10 +105,12 @@
   function loadSparkline(svg) {
     if (svg.hasAttribute("data-loading")) return;
     svg.setAttribute("data-loading", "true");
-    var name = svg.getAttribute("data-sparkline");
-    fetchHistory(name, "1h", "1m").then(function (data) {
+    var name = svg.getAttribute("data-sparkline") || svg.getAttribute("data-visitor-trend");
+    var seriesName = svg.getAttribute("data-series") || "views";
+    var windowName = seriesName === "visitors" ? "90d" : "1h";
+    fetchHistory(name, windowName, seriesName === "visitors" ? "1d" : "1m", seriesName).then(function (data) {
       var entry = entryFrom(data, svg, drawSparkline);
-      series[name + "|1h|spark"] = entry;
+      series[name + "|" + windowName + "|spark-" + seriesName] = entry;
       drawSparkline(entry);
     }).catch(function (error) {
       svg.setAttribute("data-error", "unavailable");
@@ -118,6 +125,7 @@
     var entry = {
       name: data.name,
       window: data.window,
+      series: data.series || "views",
       bucket: data.bucket_seconds,
       starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
       counts: data.points.map(function (p) { return p.count; }),
@@ -365,7 +373,8 @@
       if (!writes) return;
       Object.keys(series).forEach(function (key) {
         var entry = series[key];
-        if (entry.name !== update.name) return;
+        // Live updates carry views; a visitors series moves on its next load only.
+        if (entry.name !== update.name || entry.series === "visitors") return;
         advance(entry, now);
         entry.counts[entry.counts.length - 1] += writes;
         entry.draw(entry);
@@ -374,7 +383,7 @@
   }
 
   function loadSparklines() {
-    document.querySelectorAll("svg[data-sparkline]").forEach(loadSparkline);
+    document.querySelectorAll("svg[data-sparkline], svg[data-visitor-trend]").forEach(loadSparkline);
   }
 
   function start() {

@@ -78,6 +78,13 @@
     count.setAttribute("data-value", String(counter.value));
     count.textContent = live() ? live().format(counter.value) : String(counter.value);
     value.appendChild(count);
+    var visitors = document.createElement("td");
+    visitors.className = "num visitors-cell";
+    var visitorCount = document.createElement("span");
+    visitorCount.className = "visitors";
+    visitorCount.setAttribute("data-visitors", counter.name);
+    visitorCount.textContent = live() ? live().format(counter.visitors_today || 0) : String(counter.visitors_today || 0);
+    visitors.appendChild(visitorCount);
     var trend = document.createElement("td");
     trend.className = "trend";
     var spark = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -87,6 +94,7 @@
     trend.appendChild(spark);
     row.appendChild(head);
     row.appendChild(value);
+    row.appendChild(visitors);
     row.appendChild(trend);
     body.appendChild(row);
     remember(row);

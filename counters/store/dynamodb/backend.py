@@ -12,8 +12,9 @@ from typing import Any
 
 from counters import conf
 from counters.domain import values
+from counters.domain.visitors import VisitDay
 from counters.store.base import CounterStore
-from counters.store.dynamodb import counters, history, polls, resets, votes
+from counters.store.dynamodb import counters, history, polls, resets, visitors, votes
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.shard_view import ShardView
@@ -98,6 +99,28 @@ class DynamoCounterStore(CounterStore):
     def read_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
         """One eventually consistent Query of a bucket range."""
         return history.read_buckets(self.gateway, name, first=first, last=last)
+
+    # ---- unique visitors and bot views ----
+
+    def add_bot_view(self, name: str) -> values.CounterState:
+        """One conditional ADD to `bot_views` on the item a view would go to, sent once."""
+        return counters.add_bot_view(self.gateway, self.shard_view, name)
+
+    def daily_salt(self, day: VisitDay, *, candidate: bytes) -> bytes:
+        """The day's salt from one idempotent UpdateItem (`if_not_exists`)."""
+        return visitors.daily_salt(self.gateway, day, candidate)
+
+    def drop_salts(self, *, before: VisitDay) -> int:
+        """Delete older days' salts: a Query of the salts' partition, one DeleteItem each."""
+        return visitors.drop_salts(self.gateway, before)
+
+    def record_visitor(self, name: str, visitor: str, *, day: VisitDay) -> bool:
+        """The marker (if absent) and +1 on the day's count in one TransactWriteItems."""
+        return visitors.record_visitor(self.gateway, self.shard_view, name, visitor, day=day)
+
+    def visitors_on(self, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
+        """The day's counts: one BatchGetItem, and a Query per hot counter."""
+        return visitors.visitors_on(self.gateway, self.shard_view, names, day=day)
 
     # ---- resets ----
 

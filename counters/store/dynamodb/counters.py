@@ -19,10 +19,12 @@ from counters.store.dynamodb.table import CONDITION_FAILED, ConditionFailed, Tab
 # (no table spam) and keeps a view beacon from touching a vote counter. `if_not_exists` lets the
 # first write start from the counter's own `start` attribute (carried-over counts) with no read.
 # `shards` and `epoch` are named (and left as they are) only so UPDATED_NEW returns them: the answer
-# then tells whether another process made the counter hot, or reset it, without a read.
+# then tells whether another process made the counter hot, or reset it, without a read; `bot_views`
+# likewise, so the answer carries it.
 INCREMENT_EXPRESSION = (
     "SET #value = if_not_exists(#value, #start) + {delta}, #updated = :now, "
-    "#shards = if_not_exists(#shards, :zero), #epoch = if_not_exists(#epoch, :zero) "
+    "#shards = if_not_exists(#shards, :zero), #epoch = if_not_exists(#epoch, :zero), "
+    "#bots = if_not_exists(#bots, :zero) "
     "ADD #version :one"
 )
 INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind"
@@ -35,7 +37,12 @@ INCREMENT_NAMES = {
     "#kind": s.KIND,
     "#shards": s.SHARDS,
     "#epoch": s.EPOCH,
+    "#bots": s.BOT_VIEWS,
 }
+# A bot's view: its own tally on the same item a view would go to, under the same condition; value,
+# version and updated_at stay as they are (nothing a person sees changed, so nothing is pushed).
+BOT_VIEW_EXPRESSION = "ADD #bots :one"
+BOT_VIEW_NAMES = {"#pk": s.PK, "#kind": s.KIND, "#bots": s.BOT_VIEWS}
 INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
 INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
 
@@ -100,6 +107,29 @@ def add_to_item(table: Table, key: dict[str, Any], *, name: str, kind: str, by: 
     except ConditionFailed as exc:
         raise UnknownCounter(f"There is no {kind} counter named {name!r}.") from exc
     return {**attributes, **key}
+
+
+def add_bot_view(table: Table, view: ShardView, name: str) -> CounterState:
+    """Add one to a view counter's `bot_views` with one conditional UpdateItem; the counter's state."""
+    shards = view.shard_count(name)
+    key = s.shard_key(name, random.randrange(shards)) if shards else s.total_key(name)
+    try:
+        # Sent once, as a view is: a resent ADD whose answer was lost would count twice.
+        attributes = table.update_item(
+            key,
+            update=BOT_VIEW_EXPRESSION,
+            condition=INCREMENT_CONDITION,
+            names=BOT_VIEW_NAMES,
+            values={":one": {"N": "1"}, ":kind": {"S": "views"}},
+            returns="ALL_NEW",
+            send_once=True,
+        )
+    except ConditionFailed as exc:
+        raise UnknownCounter(f"There is no views counter named {name!r}.") from exc
+    item = {**attributes, **key}
+    if shards or s.is_hot(item):
+        return hot.after_write(table, view, name, item)
+    return items.state_from_item(name, item)
 
 
 def get(table: Table, view: ShardView, name: str) -> CounterState:

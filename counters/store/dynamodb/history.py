@@ -1,7 +1,8 @@
 """Time buckets of counters in DynamoDB: views per minute and per hour, expiring through TTL.
 
 Items `PK=H#<name>`, `SK=M#<yyyy-mm-ddThh:mm>` or `H#<yyyy-mm-ddThh>`, attributes `count` and
-`expires_at`. They live in their own partition, not the counter's, so a hot counter's history adds no
+`expires_at`; the daily unique visitors (`D#<yyyy-mm-dd>`, written by visitors.py) live beside them.
+They live in their own partition, not the counter's, so a hot counter's history adds no
 write load next to its total and shards. Writes come batched from
 counters/background/history_writer.py: one ADD per bucket per process per flush, never one per view.
 """
@@ -29,5 +30,10 @@ def add_to_bucket(table: Table, name: str, bucket: str, count: int, *, expires_a
 
 def read_buckets(table: Table, name: str, *, first: str, last: str) -> dict[str, int]:
     """One Query of a bucket range; eventually consistent is plenty for a chart and costs half."""
-    found = table.query_all(s.history_pk(name), sk_range=(first, last), consistent=False)
-    return {item[s.SK]["S"]: as_int(item.get(s.COUNT)) for item in found}
+    # The range takes in the last bucket's shard items too (a hot page's daily visitors), summed per bucket.
+    found = table.query_all(s.history_pk(name), sk_range=(first, last + s.SHARD_SUFFIX_END), consistent=False)
+    counts: dict[str, int] = {}
+    for item in found:
+        bucket = s.bucket_of(item[s.SK]["S"])
+        counts[bucket] = counts.get(bucket, 0) + as_int(item.get(s.COUNT))
+    return counts

@@ -29,6 +29,7 @@ def state_from_item(name: str, item: dict[str, Any]) -> values.CounterState:
         title=as_str(item.get(s.TITLE)),
         description=as_str(item.get(s.DESCRIPTION)),
         updated_at=as_str(item.get(s.UPDATED_AT)) or None,
+        bot_views=as_int(item.get(s.BOT_VIEWS)),
     )
 
 
@@ -40,6 +41,7 @@ def state_from_increment(name: str, kind: str, attributes: dict[str, Any]) -> va
         value=as_int(attributes.get(s.VALUE)),
         version=as_int(attributes.get(s.VERSION)),
         updated_at=as_str(attributes.get(s.UPDATED_AT)) or None,
+        bot_views=as_int(attributes.get(s.BOT_VIEWS)),
     )
 
 
@@ -50,6 +52,7 @@ def summed_state(name: str, items: list[dict[str, Any]]) -> values.CounterState:
         state_from_item(name, total),
         value=sum(item_value(item) for item in items),
         version=sum(as_int(item.get(s.VERSION)) for item in items),
+        bot_views=sum(as_int(item.get(s.BOT_VIEWS)) for item in items),
     )
 
 
@@ -104,6 +107,14 @@ def counter_items(definition: values.CounterDefinition, now: str) -> list[dict[s
         s.CREATED_AT: {"S": now},
     }
     return [total, registry, *shard_items]
+
+
+# ---- unique visitors ----
+
+
+def seen_item(name: str, day: str, visitor: str, *, expires_at: int) -> dict[str, Any]:
+    """The marker of a visitor seen on a page on a day: the keyed hash, nothing else about them."""
+    return {**s.seen_key(name, day, visitor), s.EXPIRES_AT: {"N": str(expires_at)}}
 
 
 # ---- resets ----

@@ -45,6 +45,10 @@ REPLY = "reply"
 POLL = "poll"
 PREVIOUS = "previous"
 COUNTED = "counted"
+# Views of a view counter from bots, on its total and shard items beside `value`.
+BOT_VIEWS = "bot_views"
+# A day's salt for the visitors' keyed hashes (binary).
+SALT = "salt"
 
 COUNTER_PK_PREFIX = "C#"
 HISTORY_PK_PREFIX = "H#"
@@ -57,6 +61,11 @@ SHARD_SK_PREFIX = "SHARD#"
 RESET_SK_PREFIX = "RESET#"
 VOTER_SK_PREFIX = "VOTER#"
 IDEM_SK = "IDEM"
+SALT_PK = "SALTS"
+SEEN_PK_PREFIX = "SEEN#"
+SEEN_SK = "SEEN"
+# Sorts after `#<shard>` for any shard, so a bucket's range takes in its shard items.
+SHARD_SUFFIX_END = "#~"
 
 
 def as_int(attribute: dict[str, Any] | None, default: int = 0) -> int:
@@ -102,6 +111,31 @@ def history_pk(name: str) -> str:
 def history_key(name: str, bucket: str) -> dict[str, Any]:
     """Key of one time bucket of a counter (`M#<minute>` or `H#<hour>`)."""
     return {PK: {"S": history_pk(name)}, SK: {"S": bucket}}
+
+
+def day_key(name: str, day: str, shard: int = 0) -> dict[str, Any]:
+    """Key of a day's unique-visitor count of a counter (shard k > 0 of a hot counter's: `<day>#k`)."""
+    return history_key(name, f"{day}#{shard}" if shard else day)
+
+
+def bucket_of(sk: str) -> str:
+    """The bucket a history item counts toward: its sort key without a `#<shard>` suffix."""
+    return sk.rsplit("#", 1)[0] if sk.count("#") > 1 else sk
+
+
+def name_from_history_pk(item: dict[str, Any]) -> str:
+    """The counter name in a history item's `H#<name>` partition key."""
+    return item[PK]["S"].removeprefix(HISTORY_PK_PREFIX)
+
+
+def salt_key(day: str) -> dict[str, Any]:
+    """Key of a day's salt; every salt lives in one partition, so the old ones are found by a Query."""
+    return {PK: {"S": SALT_PK}, SK: {"S": day}}
+
+
+def seen_key(name: str, day: str, visitor: str) -> dict[str, Any]:
+    """Key of the marker of a visitor seen on a page on a day (the hash leads, spreading the writes)."""
+    return {PK: {"S": f"{SEEN_PK_PREFIX}{visitor}#{name}#{day}"}, SK: {"S": SEEN_SK}}
 
 
 def counter_registry_key(name: str) -> dict[str, Any]:

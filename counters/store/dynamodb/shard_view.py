@@ -36,6 +36,9 @@ class KnownCounter:
     title: str = ""
     description: str = ""
     parts: dict[str, tuple[int, int]] = field(default_factory=dict)  # SK -> (value, version)
+    # SK -> bot views: a tally apart from the version (a bot view does not bump it), never reset, so
+    # of two states of one item the larger is the newer.
+    bots: dict[str, int] = field(default_factory=dict)
     updated_at: str | None = None
     complete: bool = False  # every item known, from a Query of this epoch
 
@@ -49,6 +52,7 @@ class KnownCounter:
             title=self.title,
             description=self.description,
             updated_at=self.updated_at,
+            bot_views=sum(self.bots.values()),
         )
 
 
@@ -112,6 +116,8 @@ class ShardView:
                 for sk, (value, version) in current.parts.items():
                     if version > known.parts.get(sk, (0, -1))[1]:
                         known.parts[sk] = (value, version)
+                for sk, bots in current.bots.items():
+                    known.bots[sk] = max(bots, known.bots.get(sk, 0))
             if current is None or known.epoch >= current.epoch:
                 self._known[name] = known
             return known.state(name)
@@ -127,6 +133,7 @@ class ShardView:
         version = as_int(item.get(s.VERSION))
         if version >= known.parts.get(sk, (0, -1))[1]:
             known.parts[sk] = (item_value(item), version)
+        known.bots[sk] = max(as_int(item.get(s.BOT_VIEWS)), known.bots.get(sk, 0))
         updated = as_str(item.get(s.UPDATED_AT))
         if updated and (known.updated_at is None or updated > known.updated_at):
             known.updated_at = updated

@@ -215,6 +215,11 @@ class Table:
             response = client.update_item(**kwargs)
         return response.get("Attributes", {})
 
+    def delete_item(self, key: dict[str, Any]) -> None:
+        """Delete one item; deleting one that is gone already is no error, so it may be resent."""
+        with unavailable_on_outage():
+            self.retrying.delete_item(TableName=self.name, Key=key)
+
     def transact(self, items: list[dict[str, Any]], *, write: bool = True) -> None:
         """Run one TransactWriteItems; TransactionCancelled (reasons per item) if DynamoDB cancelled it.
 
@@ -246,11 +251,11 @@ class Table:
         key: dict[str, Any],
         *,
         update: str,
-        condition: str,
+        condition: str | None,
         names: dict[str, str],
         values: dict[str, Any],
     ) -> dict[str, Any]:
-        """An Update of a transaction, under `condition`."""
+        """An Update of a transaction, under `condition` if given."""
         return {"Update": self._entry({"Key": key, "UpdateExpression": update}, condition, names, values)}
 
     def check_entry(

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from counters import services
 from counters.background import hot_settler as hot
 from counters.domain.values import CounterDefinition
 from tests.support.stores import other_process
+
+
+@pytest.fixture(autouse=True)
+def settled_only_here(monkeypatch):
+    """This test's own settler, whose background round never runs: only the test's calls settle."""
+    settler = hot.Settler()
+    monkeypatch.setattr(settler._ticker, "ensure_started", lambda: None)
+    monkeypatch.setattr(hot, "_settler", settler)
 
 
 def test_settled_push_carries_the_exact_sum(store, monkeypatch):

@@ -14,6 +14,7 @@ import pytest
 from moto import mock_aws
 
 from counters.domain.values import CounterDefinition, IdempotencyClaim, PollDefinition, PollOption
+from counters.domain.visitors import visit_day
 from counters.exceptions import (
     Conflict,
     IdempotencyRace,
@@ -502,3 +503,128 @@ def test_buckets_add_up_and_read_back_by_inclusive_range(any_store):
         "H#2026-01-01T10": 11
     }
     assert any_store.read_buckets("ghost", first="M#", last="M#9") == {}
+
+
+# ---- unique visitors and bot views ----
+
+# Today and the next two days: DynamoDB Local deletes items whose TTL has passed, as DynamoDB does.
+DAY_ONE = visit_day(time.time())
+DAY_TWO = visit_day(DAY_ONE.start + 86400)
+DAY_THREE = visit_day(DAY_TWO.start + 86400)
+
+
+def visitor(i: int) -> str:
+    return f"{i:064x}"
+
+
+# Not on moto: its UPDATED_NEW leaves out attributes an `if_not_exists` kept as they were.
+def test_a_bot_view_adds_to_bot_views_only(any_store):
+    define(any_store)
+    any_store.increment("home", kind="views")
+    first, second = any_store.add_bot_view("home"), any_store.add_bot_view("home")
+    assert (first.bot_views, second.bot_views) == (1, 2)
+    assert (second.value, second.version) == (1, 1), "a bot's view is neither a view nor a write people see"
+    assert any_store.increment("home", kind="views").bot_views == 2
+    assert (any_store.get("home").value, any_store.get("home").bot_views) == (2, 2)
+
+
+@moto_too
+def test_a_bot_view_of_an_unknown_page_or_a_vote_counter_is_refused(any_store):
+    define(any_store, "poll.yes", kind="votes")
+    for name in ("ghost", "poll.yes"):
+        with pytest.raises(UnknownCounter):
+            any_store.add_bot_view(name)
+    assert any_store.counter_names() == ["poll.yes"]
+    assert any_store.get("poll.yes").as_dict().keys() == {
+        "name",
+        "kind",
+        "value",
+        "version",
+        "title",
+        "description",
+        "updated_at",
+    }
+
+
+def test_bot_views_of_a_hot_counter_add_up_over_its_shards(any_store):
+    define(any_store)
+    any_store.make_hot("home", shards=4)
+    for _ in range(10):
+        any_store.add_bot_view("home")
+    for _ in range(3):
+        any_store.increment("home", kind="views")
+    state = any_store.get("home")
+    assert (state.value, state.version, state.bot_views) == (3, 3, 10)
+
+
+def test_a_reset_leaves_the_bot_views(any_store):
+    define(any_store)
+    any_store.add_bot_view("home")
+    version = any_store.increment("home", kind="views").version
+    reset = any_store.reset("home", expected_version=version, actor="staff", reason="test")
+    assert (reset.value, reset.bot_views) == (0, 1)
+
+
+@moto_too
+def test_a_day_has_one_salt_whoever_asks_first(any_store):
+    assert any_store.daily_salt(DAY_ONE, candidate=b"a" * 32) == b"a" * 32
+    assert any_store.daily_salt(DAY_ONE, candidate=b"b" * 32) == b"a" * 32
+    assert any_store.daily_salt(DAY_TWO, candidate=b"c" * 32) == b"c" * 32
+
+
+def test_processes_starting_a_day_at_once_agree_on_its_salt(any_store):
+    with ThreadPoolExecutor(8) as pool:
+        salts = set(pool.map(lambda i: any_store.daily_salt(DAY_ONE, candidate=bytes([i]) * 32), range(16)))
+    assert len(salts) == 1
+
+
+@moto_too
+def test_dropping_salts_deletes_the_older_days_only(any_store):
+    for day, fill in ((DAY_ONE, b"1"), (DAY_TWO, b"2"), (DAY_THREE, b"3")):
+        any_store.daily_salt(day, candidate=fill * 32)
+    assert any_store.drop_salts(before=DAY_THREE) == 2
+    assert any_store.drop_salts(before=DAY_THREE) == 0
+    assert any_store.daily_salt(DAY_THREE, candidate=b"x" * 32) == b"3" * 32
+    assert any_store.daily_salt(DAY_ONE, candidate=b"y" * 32) == b"y" * 32, "the old salt is gone"
+
+
+@moto_too
+def test_a_visitor_counts_once_per_page_and_day(any_store):
+    for name in ("home", "about"):
+        define(any_store, name)
+    assert any_store.record_visitor("home", visitor(1), day=DAY_ONE) is True
+    assert any_store.record_visitor("home", visitor(1), day=DAY_ONE) is False
+    assert any_store.record_visitor("home", visitor(2), day=DAY_ONE) is True
+    assert any_store.record_visitor("about", visitor(1), day=DAY_ONE) is True
+    assert any_store.record_visitor("home", visitor(1), day=DAY_TWO) is True
+    assert any_store.visitors_on(["home", "about", "ghost"], day=DAY_ONE) == {"home": 2, "about": 1}
+    assert any_store.visitors_on(["home", "about"], day=DAY_TWO) == {"home": 1}
+    assert any_store.visitors_on(["home"], day=DAY_THREE) == {}
+    # The daily counts are the `day` history buckets of the page.
+    assert any_store.read_buckets("home", first=DAY_ONE.key, last=DAY_THREE.key) == {
+        DAY_ONE.key: 2,
+        DAY_TWO.key: 1,
+    }
+    assert any_store.get("home").value == 0, "visitors are not views"
+
+
+def test_first_views_racing_count_each_visitor_once(any_store):
+    define(any_store)
+    # 20 visitors, each arriving 4 times at once: every call of a visitor races the others.
+    calls = [visitor(i % 20) for i in range(80)]
+    with ThreadPoolExecutor(16) as pool:
+        firsts = list(pool.map(lambda v: any_store.record_visitor("home", v, day=DAY_ONE), calls))
+    assert sum(firsts) == 20
+    assert any_store.visitors_on(["home"], day=DAY_ONE) == {"home": 20}
+
+
+def test_visitors_of_a_hot_counter_add_up_over_its_day_shards(any_store):
+    define(any_store)
+    define(any_store, "plain")
+    any_store.make_hot("home", shards=4)
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda i: any_store.record_visitor("home", visitor(i), day=DAY_ONE), range(40)))
+    assert any_store.record_visitor("home", visitor(7), day=DAY_ONE) is False
+    any_store.record_visitor("plain", visitor(1), day=DAY_ONE)
+    assert any_store.visitors_on(["home", "plain"], day=DAY_ONE) == {"home": 40, "plain": 1}
+    assert any_store.read_buckets("home", first=DAY_ONE.key, last=DAY_ONE.key) == {DAY_ONE.key: 40}

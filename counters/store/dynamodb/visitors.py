@@ -1,0 +1,99 @@
+"""Unique visitors in DynamoDB: the daily salt, seen-markers, and the count of each page's day.
+
+Items (see docs/design.md):
+- salt `PK=SALTS`, `SK=D#<day>`: `salt` (32 random bytes), `expires_at`. Created with
+  `if_not_exists`, so of processes starting a day at once all end up with the one that was stored
+  first; deleted when the next day's is first used (its TTL is only a backstop).
+- marker `PK=SEEN#<visitor>#<page>#<day>`, `SK=SEEN`: `expires_at` (the day's end and an hour). Only
+  the keyed hash: no address, no user agent.
+- count `PK=H#<page>`, `SK=D#<day>` (beside the page's minute and hour history): `count`,
+  `expires_at` (90 days). A hot counter's first visits spread over `D#<day>#k`, one per shard.
+
+A first visit is ONE TransactWriteItems: Put the marker if absent, and ADD 1 to the day's count.
+Both happen or neither, so a crash or a lost answer can never leave a marked visitor uncounted, and
+the marker's condition makes the pair happen once per visitor, page and day: two first views at the
+same instant count one (the other is cancelled on the condition, or as a conflict and then tried
+again until it meets the condition). A resend is harmless either way: the SDK's resends carry the
+same ClientRequestToken (a no-op if it committed), and any later attempt meets the marker.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable
+
+from counters.domain.visitors import VisitDay
+from counters.exceptions import StoreUnavailable
+from counters.store.dynamodb import items
+from counters.store.dynamodb import schema as s
+from counters.store.dynamodb.schema import as_int
+from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.table import CONDITION_FAILED, TRANSACTION_CONFLICT, Table, TransactionCancelled
+
+# Other first visits of the page may hold the day's count item in a transaction: take ours again, with
+# jitter, as votes do.
+VISIT_ATTEMPTS = 8
+BACKOFF_SECONDS = 0.01
+
+KEEP_SALT = "SET #salt = if_not_exists(#salt, :candidate), #expires = :expires"
+ADD_VISITOR = "ADD #count :one SET #expires = :expires"
+
+
+def daily_salt(table: Table, day: VisitDay, candidate: bytes) -> bytes:
+    """The day's salt: the stored one, or `candidate` stored now, in one idempotent UpdateItem."""
+    attributes = table.update_item(
+        s.salt_key(day.key),
+        update=KEEP_SALT,
+        names={"#salt": s.SALT, "#expires": s.EXPIRES_AT},
+        values={":candidate": {"B": candidate}, ":expires": {"N": str(day.marker_expires_at)}},
+        returns="ALL_NEW",
+        write=False,
+    )
+    return bytes(attributes[s.SALT]["B"])
+
+
+def drop_salts(table: Table, before: VisitDay) -> int:
+    """Delete the salt of every day before `before` (one Query of the salts' partition, then deletes)."""
+    old = [item for item in table.query_all(s.SALT_PK) if item[s.SK]["S"] < before.key]
+    for item in old:
+        table.delete_item({s.PK: item[s.PK], s.SK: item[s.SK]})
+    return len(old)
+
+
+def record_visitor(table: Table, view: ShardView, name: str, visitor: str, *, day: VisitDay) -> bool:
+    """Put the visitor's marker if absent and add one to the day's count, in one transaction."""
+    marker = table.put_new_entry(items.seen_item(name, day.key, visitor, expires_at=day.marker_expires_at))
+    shards = view.shard_count(name)
+    for attempt in range(VISIT_ATTEMPTS):
+        count = table.update_entry(
+            s.day_key(name, day.key, random.randrange(shards) if shards else 0),
+            update=ADD_VISITOR,
+            condition=None,
+            names={"#count": s.COUNT, "#expires": s.EXPIRES_AT},
+            values={":one": {"N": "1"}, ":expires": {"N": str(day.count_expires_at)}},
+        )
+        try:
+            table.transact([marker, count])
+            return True
+        except TransactionCancelled as exc:
+            if exc.codes and exc.codes[0] == CONDITION_FAILED:
+                return False  # seen already: by an earlier view, or by the one it raced with
+            if TRANSACTION_CONFLICT not in exc.codes:
+                raise StoreUnavailable("The counter store refused the visitor's count; try again.") from exc
+        time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
+    raise StoreUnavailable("Too many first visits of this page at once; the visitor was not counted yet.")
+
+
+def visitors_on(table: Table, view: ShardView, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
+    """Each counter's count on `day`: one BatchGetItem, and a Query per hot counter (its shard items)."""
+    names = list(dict.fromkeys(names))
+    hot = [name for name in names if view.shard_count(name)]
+    found = {
+        s.name_from_history_pk(item): as_int(item.get(s.COUNT))
+        for item in table.batch_get([s.day_key(name, day.key) for name in names if name not in hot])
+    }
+    for name in hot:
+        parts = table.query_all(s.history_pk(name), sk_range=(day.key, day.key + s.SHARD_SUFFIX_END))
+        found[name] = sum(as_int(item.get(s.COUNT)) for item in parts)
+    return {name: count for name, count in found.items() if count}
