@@ -19,6 +19,8 @@ class CounterDefinition:
     step: int = 1
     # More than 0 declares a hot counter whose writes spread over this many shard items.
     shards: int = 0
+    # Whether each fetch of the counter's badge counts a view (off unless the owner opts in).
+    badge_counts: bool = False
 
 
 @dataclass(frozen=True)
@@ -32,10 +34,14 @@ class CounterState:
     title: str = ""
     description: str = ""
     updated_at: str | None = None
+    # A setting of the counter, known from reads only (a write's answer says False); not published.
+    badge_counts: bool = False
 
     def as_dict(self) -> dict:
         """Serialise for JSON answers and websocket frames."""
-        return asdict(self)
+        published = asdict(self)
+        del published["badge_counts"]
+        return published
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,12 @@
 
 from counters.selectors.counters import (
     PageMeta,
+    counter_detail,
     counter_get,
     counter_list,
     counter_resets,
     counter_search,
+    counter_states,
     page_meta,
 )
 from counters.selectors.history import CounterHistory, counter_history
@@ -25,11 +27,13 @@ __all__ = [
     "OptionTotal",
     "PageMeta",
     "PollTotals",
+    "counter_detail",
     "counter_get",
     "counter_history",
     "counter_list",
     "counter_resets",
     "counter_search",
+    "counter_states",
     "option_counters",
     "page_meta",
     "poll_list",

@@ -8,6 +8,7 @@ from django.core.cache.backends.locmem import LocMemCache
 
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState, ResetRecord
+from counters.live.presence_store import viewing_now
 from counters.store import get_store
 
 PAGE_META_SECONDS = 60
@@ -30,6 +31,11 @@ def counter_list() -> list[CounterState]:
     return get_store().list_counters()
 
 
+def counter_states(*, names: list[str]) -> list[CounterState]:
+    """The registered counters among `names`, in that order."""
+    return get_store().get_many(validate_counter_name(name) for name in names)
+
+
 def counter_search(*, query: str = "", kind: str = "") -> list[CounterState]:
     """Counters whose name or title contains `query` (any case), of `kind` if given."""
     needle = query.strip().lower()
@@ -49,6 +55,15 @@ def counter_resets(*, name: str, limit: int = 50) -> list[ResetRecord]:
 def counter_get(*, name: str) -> CounterState:
     """One counter by name."""
     return get_store().get(validate_counter_name(name))
+
+
+def counter_detail(*, name: str) -> dict:
+    """One counter as the API shows it; a page's counter also says how many browsers have it open now."""
+    state = counter_get(name=name)
+    detail = state.as_dict()
+    if state.kind == "views":
+        detail["viewing_now"] = viewing_now(state.name)
+    return detail
 
 
 def page_meta(*, slug: str) -> PageMeta:

@@ -16,8 +16,8 @@ def counter_list(request: HttpRequest) -> JsonResponse:
 
 @json_api("GET")
 def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
-    """`GET /api/counters/<name>`: one counter, 404 if unknown."""
-    return JsonResponse(selectors.counter_get(name=name).as_dict())
+    """`GET /api/counters/<name>`: one counter (a page's with `viewing_now`), 404 if unknown."""
+    return JsonResponse(selectors.counter_detail(name=name))
 
 
 @json_api("GET")

@@ -17,10 +17,12 @@ def record_view_for(request: HttpRequest, name: str) -> None:
     """Count one view of `name` for a GET and leave the result on the request.
 
     `request.counter` holds the new CounterState, or None when the store is unavailable:
-    the page still renders and says that counts are unavailable.
+    the page still renders and says that counts are unavailable. `request.counter_name` names the
+    page for its live socket (the base template passes it on), so the page counts as viewed now.
     """
     request.counter = None
     request.counter_unavailable = False
+    request.counter_name = None
     if request.method != "GET":
         return
     try:
@@ -29,6 +31,7 @@ def record_view_for(request: HttpRequest, name: str) -> None:
         raise Http404(exc.detail) from exc
     except StoreUnavailable:
         request.counter_unavailable = True
+    request.counter_name = name
 
 
 def count_view(name: NameSource) -> Callable:

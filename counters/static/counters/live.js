@@ -12,7 +12,11 @@
  *   were newer, each as {name, value, version, previous} (previous: the {value, version} held before, or null);
  * - offer(states) feeds states from elsewhere (e.g. a vote's HTTP answer: one state, a list, or
  *   {counters}) through the same rule and returns those applied; apply is the same function;
- * - get(name) -> {value, version} or null; state() -> the connection state. */
+ * - get(name) -> {value, version} or null; state() -> the connection state.
+ * Viewing now: the socket names the page it shows (<meta name="counters-page">, set on counted pages);
+ * snapshots carry {"viewing": {page: n}} and {"type":"presence","viewing":{...}} frames the pages whose
+ * number changed. Every [data-viewing="<page>"] element shows it: "3 viewing", or with
+ * data-viewing-form="long" "1 person viewing" / "3 people viewing"; viewing(name) -> the number. */
 (function () {
   "use strict";
 
@@ -20,6 +24,7 @@
   if (window.LiveCounters) return;
 
   var PATH = "/ws/counters/";
+  var CLOSE_UNKNOWN_PAGE = 4404; // the page is no counter here: reconnect without naming it
   var FIRST_DELAY_MS = 500;
   var MAX_DELAY_MS = 8000;
   var HIGHLIGHT_MS = 700;
@@ -31,6 +36,8 @@
   var attempt = 0;
   var timer = null;
   var everLive = false;
+  var page = null; // the page this document shows, named to the server so it counts as viewed now
+  var viewing = {}; // page -> browsers that have it open now, as the server last said
 
   function setState(state) {
     var node = document.getElementById("connection");
@@ -94,6 +101,29 @@
     return applied;
   }
 
+  function viewingText(count, node) {
+    if (node.getAttribute("data-viewing-form") !== "long") return count + " viewing";
+    return count === 1 ? "1 person viewing" : count + " people viewing";
+  }
+
+  /* Show the viewing-now numbers; a short one is hidden while nobody views its page. */
+  function renderViewing() {
+    document.querySelectorAll("[data-viewing]").forEach(function (node) {
+      var count = viewing[node.getAttribute("data-viewing")] || 0;
+      node.textContent = viewingText(count, node);
+      node.setAttribute("data-count", String(count));
+      node.hidden = count === 0 && node.getAttribute("data-viewing-form") !== "long";
+    });
+  }
+
+  function applyViewing(message) {
+    if (message.type === "snapshot") viewing = {};
+    Object.keys(message.viewing || {}).forEach(function (name) {
+      viewing[name] = message.viewing[name];
+    });
+    renderViewing();
+  }
+
   /* States from outside the socket, in any of the shapes the site's answers carry. */
   function offer(states) {
     if (!states) return [];
@@ -103,7 +133,8 @@
   }
 
   function socketUrl() {
-    return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + PATH;
+    var query = page ? "?page=" + encodeURIComponent(page) : "";
+    return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + PATH + query;
   }
 
   function scheduleReconnect() {
@@ -141,9 +172,11 @@
         setState("live");
       }
       if (message.type === "snapshot" || message.type === "update") apply(message.counters, message.type);
+      if (message.type === "snapshot" || message.type === "presence") applyViewing(message);
     };
-    ws.onclose = function () {
+    ws.onclose = function (event) {
       if (socket === ws) socket = null;
+      if (event.code === CLOSE_UNKNOWN_PAGE) page = null;
       scheduleReconnect();
     };
     ws.onerror = function () {
@@ -170,6 +203,9 @@
     get: function (name) {
       return known[name] ? { value: known[name].value, version: known[name].version } : null;
     },
+    viewing: function (name) {
+      return viewing[name] || 0;
+    },
     state: function () {
       var node = document.getElementById("connection");
       return node ? node.getAttribute("data-state") : null;
@@ -177,6 +213,8 @@
   };
 
   function start() {
+    var meta = document.querySelector('meta[name="counters-page"]');
+    page = meta ? meta.getAttribute("content") : null;
     rememberRendered();
     setState("connecting");
     // Back online or back to the tab: no need to sit out the backoff.
