@@ -56,6 +56,7 @@ class Presence:
         self.worker = uuid.uuid4().hex
         self._local: Counter[str] = Counter()
         self._known: Counts = {}
+        self._published: Counts = {}  # what the last write that was announced published
         self._ticks = itertools.count(1)  # versions for the coalescers: each request is newer
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer: Coalescer | None = None
@@ -106,16 +107,25 @@ class Presence:
         if presence_store().expires:
             # A fresh context: the heartbeat outlives the socket that started it.
             self._heartbeat = loop.create_task(self._beat(), context=contextvars.Context())
-        self._reader.add(self._tick())  # learn the sums other workers hold already
+        # A new loop starts from what this process holds now (in tests, a loop's last write may have
+        # been cut short by its end): publish it if it differs from what was last announced.
+        self._known = {}
+        self._writer.add(self._tick())
+        if self._heartbeat is not None:
+            self._reader.add(self._tick())  # learn the sums other workers hold already
 
     async def _write(self, pending: Pending) -> None:
         """Publish this process's counts, then tell every relay (this one too) to read the sums."""
+        counts = self.local()
+        if counts == self._published:
+            return  # back where the last announcement left it: nothing to tell
         store = presence_store()
-        await asyncio.to_thread(store.publish, self.worker, self.local(), ttl=conf.presence_ttl())
+        await asyncio.to_thread(store.publish, self.worker, counts, ttl=conf.presence_ttl())
         if store.expires and not self._forget_at_exit:
             self._forget_at_exit = True
             atexit.register(self._forget)
         await get_channel_layer().group_send(GROUP_NAME, {"type": PRESENCE_EVENT})
+        self._published = counts
 
     async def _read(self, pending: Pending) -> None:
         """Read the sums and hand every socket of this process the pages whose number moved."""
@@ -129,7 +139,14 @@ class Presence:
         while True:
             await asyncio.sleep(conf.presence_ttl() / 3)
             if self._local:
-                self._writer.add(self._tick())
+                # Unchanged counts need no announcement, only a fresh expiry (and a Redis that lost
+                # them, restarted, gets them back).
+                try:
+                    await asyncio.to_thread(
+                        presence_store().publish, self.worker, self.local(), ttl=conf.presence_ttl()
+                    )
+                except Exception as exc:
+                    logger.warning("Viewing-now heartbeat failed; retrying at the next one: %s", exc)
             if len(fanout):
                 self._reader.add(self._tick())
 

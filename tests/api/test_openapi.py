@@ -28,6 +28,9 @@ EXAMPLES = {
     "counterList": {"params": {}},
     "counterDetail": {"params": {"name": "language.python"}},
     "counterHistory": {"params": {"name": "docs"}, "query": {"window": "48h"}},
+    "counterHistoryCsv": {"params": {"name": "docs"}, "query": {"window": "48h"}},
+    "pollResultsCsv": {"params": {"poll": "language"}},
+    "badge": {"params": {"name": "docs"}},
     "viewBeacon": {"params": {"slug": "docs"}},
     "pollList": {"params": {}},
     "voteCast": {"params": {"poll": "language"}, "json": {"option": "python"}},
@@ -40,6 +43,9 @@ REFUSALS = {
     "counterDetail": [(404, {"name": "no-such-counter"}, None), (400, {"name": "UPPER"}, None)],
     "counterHistory": [(404, {"name": "no-such-counter"}, None), (400, {"name": "UPPER"}, None)],
     "viewBeacon": [(404, {"slug": "no-such-page"}, None), (400, {"slug": "UPPER"}, None)],
+    "counterHistoryCsv": [(404, {"name": "no-such-counter"}, None), (400, {"name": "UPPER"}, None)],
+    "pollResultsCsv": [(404, {"poll": "no-such-poll"}, None), (400, {"poll": "UPPER"}, None)],
+    "badge": [(404, {"name": "no-such-counter"}, None), (400, {"name": "UPPER"}, None)],
     # A 400 on an existing poll, so a missing route (404) cannot pass for it.
     "voteCast": [(400, {"poll": "language"}, {"option": "UPPER"})],
 }

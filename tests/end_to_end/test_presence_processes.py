@@ -9,10 +9,9 @@ import pytest
 import requests
 
 from counters import conf
-from tests.conftest import REDIS_URL
 from tests.support.live import receive_until, site_socket, viewing
 from tests.support.processes import SiteProcess
-from tests.support.site import site_env_for
+from tests.support.site import redis_site_env, two_workers
 
 SPREAD_WITHIN = 2.0  # seconds for a change to reach every page and both workers' API
 KILLED_WITHIN = 30.0  # seconds for a SIGKILLed worker's sockets to stop counting
@@ -43,14 +42,8 @@ def everywhere(observers, workers, expected: dict[str, int], *, within: float, f
 def test_viewing_now_is_summed_over_workers_and_a_killed_worker_drops_out(
     demo_store, dynamodb_local, tmp_path, redis_prefix
 ):
-    env = site_env_for(
-        demo_store, dynamodb_local, tmp_path, REDIS_URL=REDIS_URL, COUNTERS_REDIS_PREFIX=redis_prefix
-    )
-    with (
-        SiteProcess(env=env, log_path=tmp_path / "a.log") as worker_a,
-        SiteProcess(env=env, log_path=tmp_path / "b.log") as worker_b,
-        contextlib.ExitStack() as sockets,
-    ):
+    env = redis_site_env(demo_store, dynamodb_local, tmp_path, redis_prefix)
+    with two_workers(env, tmp_path) as (worker_a, worker_b), contextlib.ExitStack() as sockets:
         # Three browsers on `welcome` and one on `docs`, spread over both workers.
         welcome_a1 = sockets.enter_context(site_socket(worker_a.url, page="welcome"))
         welcome_a2 = sockets.enter_context(site_socket(worker_a.url, page="welcome"))
