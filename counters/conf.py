@@ -63,6 +63,8 @@ SETTINGS: dict[str, Setting] = {
     # Background work and the live push.
     "COUNTERS_HISTORY_FLUSH_SECONDS": Setting(1.0, float),
     "COUNTERS_BROADCAST_INTERVAL": Setting(0.1, float),
+    # With Redis, a worker's "viewing now" counts expire this long after its last heartbeat (a third of it).
+    "COUNTERS_PRESENCE_TTL": Setting(15.0, float),
     # Largest request body the JSON API reads; beacons and votes need a few bytes.
     "COUNTERS_API_MAX_BODY_BYTES": Setting(16 * 1024, int),
 }
@@ -216,6 +218,11 @@ def history_flush_seconds() -> float:
 def broadcast_interval() -> float:
     """Least time between two live-push group messages of one process (seconds)."""
     return value("COUNTERS_BROADCAST_INTERVAL")
+
+
+def presence_ttl() -> float:
+    """Seconds a worker's viewing-now counts outlive its last heartbeat; it beats every third of this."""
+    return value("COUNTERS_PRESENCE_TTL")
 
 
 def api_max_body_bytes() -> int:

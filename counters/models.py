@@ -8,12 +8,15 @@ from django.db import models
 
 
 class Counter(models.Model):
-    """Stands for the counters in DynamoDB: who may see them and who may reset them."""
+    """Stands for the counters in DynamoDB: who may see them, reset them and change their settings."""
 
     class Meta:
         managed = False
         default_permissions = ("view",)
-        permissions = [("reset_counter", "Can reset counters")]
+        permissions = [
+            ("reset_counter", "Can reset counters"),
+            ("configure_counter", "Can choose whether a counter's badge counts views"),
+        ]
         verbose_name = "counter"
         verbose_name_plural = "counters"
 

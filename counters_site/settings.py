@@ -123,7 +123,12 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # Workers of one site share a prefix; another site (or test) on the same Redis picks its own.
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("COUNTERS_REDIS_PREFIX", "asgi")},
+            "CONFIG": {
+                # redis-py 8 reads with a 5 s socket timeout by default, exactly the 5 s a channels_redis
+                # receive blocks on the server: an idle relay would time out and drop its sockets.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 10}],
+                "prefix": os.environ.get("COUNTERS_REDIS_PREFIX", "asgi"),
+            },
         }
     }
 else:

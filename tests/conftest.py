@@ -102,7 +102,7 @@ def redis_channel_layer(redis_prefix, settings) -> str:
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": redis_prefix},
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 10}], "prefix": redis_prefix},
         }
     }
     return redis_prefix

@@ -1,20 +1,24 @@
-"""Counters in the admin: view and reset only; each reset is confirmed on a page of its own, then applied."""
+"""Counters in the admin: view, reset (each confirmed on a page of its own), CSV export, badge counting."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
+from django.utils import timezone
 
 from counters import selectors, services
-from counters.admin.forms import BulkResetForm, ResetForm
+from counters.admin.forms import BadgeCountingForm, BulkResetForm, ResetForm, SelectedCountersForm
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
 from counters.domain.names import KINDS
 from counters.domain.values import CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter, VersionConflict
+from counters.web.csv_export import csv_response
 
 RESET_PERMISSION = "counters.reset_counter"
+CONFIGURE_PERMISSION = "counters.configure_counter"
+EXPORT_COLUMNS = ["name", "kind", "title", "value", "version", "updated_at"]
 
 
 def reset_done(state: CounterState, before: int, version: int) -> str:
@@ -31,6 +35,7 @@ class CounterAdmin(AdminPages):
             (path, "", self.list_view, "changelist"),
             (path, "<str:name>/", self.detail_view, "change"),
             (path, "<str:name>/reset/", self.reset_view, "reset"),
+            (path, "<str:name>/badge/", self.badge_view, "badge"),
         ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -50,14 +55,35 @@ class CounterAdmin(AdminPages):
         """Whether the user may reset counters."""
         return request.user.has_perm(RESET_PERMISSION)
 
+    def has_configure_permission(self, request: HttpRequest) -> bool:
+        """Whether the user may choose if a counter's badge counts views."""
+        return request.user.has_perm(CONFIGURE_PERMISSION)
+
     def list_view(self, request: HttpRequest) -> HttpResponse:
-        """GET: every counter, searchable and filtered by kind. POST: reset the selected ones."""
+        """GET: every counter, searchable and filtered by kind. POST: export or reset the selected ones."""
         self.require(self.has_view_permission(request))
+        if request.method == "POST" and request.POST.get("action") == "export":
+            return self.export_selected(request)
         if request.method == "POST":
             return self.bulk_reset(request)
         return self.render_list(request, BulkResetForm())
 
-    def render_list(self, request: HttpRequest, form: BulkResetForm, *, status: int = 200) -> HttpResponse:
+    def export_selected(self, request: HttpRequest) -> HttpResponse:
+        """The selected counters' totals as they are now, as a CSV download."""
+        form = SelectedCountersForm(request.POST)
+        if not form.is_valid():
+            return self.render_list(request, form, status=400)
+        states = selectors.counter_states(names=[name for name, _ in form.cleaned_data["selected"]])
+        stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+        return csv_response(
+            f"counters-{stamp}.csv",
+            EXPORT_COLUMNS,
+            ([getattr(state, column) for column in EXPORT_COLUMNS] for state in states),
+        )
+
+    def render_list(
+        self, request: HttpRequest, form: SelectedCountersForm, *, status: int = 200
+    ) -> HttpResponse:
         query = request.GET.get("q", "")
         kind = request.GET.get("kind", "")
         kind = kind if kind in KINDS else ""
@@ -141,8 +167,24 @@ class CounterAdmin(AdminPages):
             conflict=conflict,
             resets=selectors.counter_resets(name=state.name),
             can_reset=self.has_reset_permission(request),
+            badge_form=BadgeCountingForm(initial={"badge_counts": state.badge_counts}),
+            badge_url=request.build_absolute_uri(reverse("counters:badge", args=[state.name])),
+            can_configure=self.has_configure_permission(request),
             status=status,
         )
+
+    def badge_view(self, request: HttpRequest, name: str) -> HttpResponse:
+        """Turn counting a view on each fetch of the counter's badge on or off."""
+        detail_url = reverse("admin:counters_counter_change", args=[name], current_app=self.admin_site.name)
+        if request.method != "POST":
+            return HttpResponseRedirect(detail_url)
+        self.require(self.has_configure_permission(request))
+        form = BadgeCountingForm(request.POST)
+        form.is_valid()  # a lone optional checkbox: always valid, absent means off
+        state = services.badge_counting_set(name=name, enabled=form.cleaned_data["badge_counts"])
+        done = "counts a view on each fetch" if state.badge_counts else "no longer counts views"
+        messages.success(request, f"The badge of {state.name} {done}.")
+        return HttpResponseRedirect(detail_url)
 
     def reset_view(self, request: HttpRequest, name: str) -> HttpResponse:
         """Reset one counter if it is still at the version the form carries; else show it as it is now."""

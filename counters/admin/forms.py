@@ -41,11 +41,10 @@ class ResetForm(forms.Form):
         return shown_version(self.cleaned_data["shown"], name=self.name)[1]
 
 
-class BulkResetForm(forms.Form):
-    """Reset several counters, each at the version the list showed."""
+class SelectedCountersForm(forms.Form):
+    """Counters ticked in the list, each with the version the list showed (e.g. to export them)."""
 
-    selected = forms.MultipleChoiceField(error_messages={"required": "Select the counters to reset."})
-    reason = forms.CharField(max_length=MAX_REASON_LENGTH)
+    selected = forms.MultipleChoiceField(error_messages={"required": "Select some counters first."})
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -55,6 +54,19 @@ class BulkResetForm(forms.Form):
     def clean_selected(self) -> list[tuple[str, int]]:
         """(name, expected version) for each selected counter."""
         return [shown_version(token) for token in self.cleaned_data["selected"]]
+
+
+class BulkResetForm(SelectedCountersForm):
+    """Reset several counters, each at the version the list showed."""
+
+    selected = forms.MultipleChoiceField(error_messages={"required": "Select the counters to reset."})
+    reason = forms.CharField(max_length=MAX_REASON_LENGTH)
+
+
+class BadgeCountingForm(forms.Form):
+    """Whether each fetch of a counter's badge counts a view."""
+
+    badge_counts = forms.BooleanField(required=False, label="Count a view on each badge fetch")
 
 
 def option_id_field(**kwargs) -> forms.RegexField:

@@ -19,6 +19,8 @@ class CounterDefinition:
     step: int = 1
     # More than 0 declares a hot counter whose writes spread over this many shard items.
     shards: int = 0
+    # Whether each fetch of the counter's badge counts a view (off unless the owner opts in).
+    badge_counts: bool = False
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,13 @@ class CounterState:
     # unique visitors of the current UTC day when the read asked for them (None: not read).
     bot_views: int = 0
     visitors_today: int | None = None
+    # A setting of the counter, known from reads only (a write's answer says False); not published.
+    badge_counts: bool = False
 
     def as_dict(self) -> dict:
         """Serialise for JSON answers and websocket frames; the view-only numbers only for view counters."""
         data = asdict(self)
+        del data["badge_counts"]
         if self.kind != "views" or self.visitors_today is None:
             del data["visitors_today"]
         if self.kind != "views":

@@ -3,18 +3,39 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from counters.exceptions import StoreUnavailable
+from counters.domain.names import validate_counter_name
+from counters.exceptions import InvalidInput, StoreUnavailable
 from counters.live.fanout import CLOSE_TRY_AGAIN, fanout
+from counters.live.presence import presence
 from counters.live.snapshots import snapshots
 
 logger = logging.getLogger(__name__)
 
+# 4000 + 404: the page named in `?page=` is no registered view counter; reconnect without it.
+CLOSE_UNKNOWN_PAGE = 4404
+
+
+def page_asked(scope: dict) -> str | None:
+    """The page a socket says it shows (`?page=<name>`), None if it names none; InvalidInput if malformed."""
+    pages = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True).get("page")
+    if pages is None:
+        return None
+    if len(pages) != 1:
+        raise InvalidInput("A socket shows one page.")
+    return validate_counter_name(pages[0])
+
+
+def is_view_counter(counters: list[dict], name: str) -> bool:
+    """Whether a snapshot lists `name` as a counter of views (a page)."""
+    return any(counter["name"] == name and counter["kind"] == "views" for counter in counters)
+
 
 class DashboardConsumer(AsyncJsonWebsocketConsumer):
-    """Push counter totals to one open page; the page sends nothing."""
+    """Push counter totals and viewing-now counts to one open page; the page sends nothing."""
 
     # No layer channel of its own (an alias no layer is configured under): updates come through the
     # relay, and a per-socket channel would poll Redis once per client and crash when Redis is down.
@@ -22,8 +43,16 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         """Join the process's fan-out, then send the snapshot, then whatever arrived meanwhile."""
-        # Updates that come before the snapshot is out wait here, so the snapshot is always first.
-        self.held: list[str] | None = []
+        self.page: str | None = None
+        try:
+            page = page_asked(self.scope)
+        except InvalidInput as exc:
+            logger.info("Refused a live socket: %s", exc.detail)
+            await self.close()  # before accepting: the handshake is refused (HTTP 403)
+            return
+        # Frames that come before the snapshot is out wait here, so the snapshot is always first;
+        # each is (is a viewing-now frame, text).
+        self.held: list[tuple[bool, str]] | None = []
         await self.accept()
         try:
             # Joined before the read, so no update between the read and the join is lost.
@@ -38,22 +67,43 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
             logger.exception("Dashboard client could not join the live push")
             await self.close(code=CLOSE_TRY_AGAIN)
             return
+        if page is not None and not is_view_counter(counters, page):
+            await self.close(code=CLOSE_UNKNOWN_PAGE)
+            return
+        viewing = presence.viewing()
+        # Viewing-now frames held so far are older than the sums the snapshot carries.
+        self.held = [(is_presence, text) for is_presence, text in self.held if not is_presence]
         # "open": live pages on this process's fan-out now, this one included (the dashboard's headline).
-        await self.send_json({"type": "snapshot", "counters": counters, "open": len(fanout)})
+        await self.send_json(
+            {"type": "snapshot", "counters": counters, "open": len(fanout), "viewing": viewing}
+        )
         held, self.held = self.held, None
-        for text in held:
+        for _, text in held:
             await self.send(text_data=text)
+        if page is not None:
+            self.page = page
+            presence.join(page)
 
     async def disconnect(self, code: int) -> None:
-        """Leave the fan-out."""
+        """Leave the fan-out, and stop counting as a viewer of the page."""
         fanout.leave(self)
+        if self.page is not None:
+            presence.leave(self.page)
+            self.page = None
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         """Ignore whatever the client sends: this socket only pushes."""
 
     async def send_update(self, text: str) -> None:
         """Send one update frame (serialised once for every socket of the process)."""
+        await self._send_frame(text, is_presence=False)
+
+    async def send_presence(self, text: str) -> None:
+        """Send one viewing-now frame (serialised once for every socket of the process)."""
+        await self._send_frame(text, is_presence=True)
+
+    async def _send_frame(self, text: str, *, is_presence: bool) -> None:
         if self.held is not None:
-            self.held.append(text)
+            self.held.append((is_presence, text))
             return
         await self.send(text_data=text)

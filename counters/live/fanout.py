@@ -13,6 +13,7 @@ import asyncio
 import contextvars
 import json
 import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from channels.layers import get_channel_layer
@@ -41,6 +42,8 @@ class LiveSocket(Protocol):
 
     async def send_update(self, text: str) -> None: ...
 
+    async def send_presence(self, text: str) -> None: ...
+
     async def close(self, code: int | bool | None = None) -> None: ...
 
 
@@ -57,6 +60,8 @@ class LocalFanout:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._relay: asyncio.Task | None = None
         self._joined: asyncio.Future | None = None
+        # Other group messages than totals, by type: handlers called on the loop with the message.
+        self._listeners: dict[str, Callable[[dict], None]] = {}
 
     def __len__(self) -> int:
         return len(self._sockets)
@@ -75,11 +80,15 @@ class LocalFanout:
         """Forget a closed socket."""
         self._sockets.discard(socket)
 
+    def listen(self, event: str, handler: Callable[[dict], None]) -> None:
+        """Have the relay pass group messages of type `event` to `handler` (on the loop; must not block)."""
+        self._listeners[event] = handler
+
     async def _run(self, joined: asyncio.Future) -> None:
         layer = get_channel_layer()
         # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
         coalescer = Coalescer(self._deliver, interval=conf.broadcast_interval, what="Live fan-out")
-        catalog = CatalogRelay(self._send_all)
+        catalog = CatalogRelay(self.hand_out)
         channel = None
         try:
             channel = await layer.new_channel()
@@ -91,10 +100,20 @@ class LocalFanout:
                 except TimeoutError:
                     await layer.group_add(GROUP_NAME, channel)
                     continue
+                if asyncio.current_task().cancelling():
+                    # Python 3.11's wait_for returns a message that arrived as the relay was cancelled
+                    # (loop shutdown) and swallows the cancellation: honour it here.
+                    raise asyncio.CancelledError
                 if message.get("type") == UPDATE_EVENT:
                     coalescer.add((c["name"], c["value"], c["version"]) for c in message["counters"])
                 elif message.get("type") == CATALOG_EVENT:
                     catalog.changed()
+                elif (handler := self._listeners.get(message.get("type"))) is not None:
+                    try:
+                        handler(message)
+                    except Exception:
+                        # Its own failure, not the layer's: the relay and its sockets carry on.
+                        logger.exception("Live relay: the %s handler failed", message.get("type"))
         except asyncio.CancelledError:
             if channel is not None:
                 await layer.group_discard(GROUP_NAME, channel)
@@ -107,13 +126,13 @@ class LocalFanout:
 
     async def _deliver(self, pending: Pending) -> None:
         """Hand one update frame to every socket."""
-        await self._send_all(update_frame(pending))
+        await self.hand_out(update_frame(pending))
 
-    async def _send_all(self, text: str) -> None:
-        """Hand one frame to every socket; one failing socket does not stop the others."""
+    async def hand_out(self, text: str, *, presence: bool = False) -> None:
+        """Hand one frame (totals or viewing-now counts) to every socket; one failing stops no other."""
         for socket in list(self._sockets):
             try:
-                await socket.send_update(text)
+                await (socket.send_presence(text) if presence else socket.send_update(text))
             except Exception:
                 logger.warning("Dropping a dashboard socket that failed to send", exc_info=True)
                 self._sockets.discard(socket)

@@ -7,6 +7,8 @@ from counters.selectors.counters import (
     counter_list,
     counter_resets,
     counter_search,
+    counter_states,
+    counter_viewing_now,
     page_meta,
     with_visitors_today,
 )
@@ -36,6 +38,8 @@ __all__ = [
     "counter_list",
     "counter_resets",
     "counter_search",
+    "counter_states",
+    "counter_viewing_now",
     "option_counters",
     "overview",
     "page_meta",

@@ -10,6 +10,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState, ResetRecord
 from counters.domain.visitors import visit_day
+from counters.live.presence_store import viewing_now
 from counters.store import get_store
 
 PAGE_META_SECONDS = 60
@@ -44,6 +45,11 @@ def with_visitors_today(states: list[CounterState], *, now: float | None = None)
     ]
 
 
+def counter_states(*, names: list[str]) -> list[CounterState]:
+    """The registered counters among `names`, in that order."""
+    return get_store().get_many(validate_counter_name(name) for name in names)
+
+
 def counter_search(*, query: str = "", kind: str = "") -> list[CounterState]:
     """Counters whose name or title contains `query` (any case), of `kind` if given."""
     needle = query.strip().lower()
@@ -68,6 +74,11 @@ def counter_get(*, name: str) -> CounterState:
 def counter_detail(*, name: str) -> CounterState:
     """One counter by name; a view counter with today's unique visitors too."""
     return with_visitors_today([counter_get(name=name)])[0]
+
+
+def counter_viewing_now(*, name: str) -> int | None:
+    """Browsers that have a page open now, over every worker; None while that cannot be read."""
+    return viewing_now(name)
 
 
 def page_meta(*, slug: str) -> PageMeta:

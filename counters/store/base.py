@@ -59,6 +59,10 @@ class CounterStore(ABC):
         """Read every registered counter."""
         return self.get_many(self.counter_names())
 
+    @abstractmethod
+    def set_badge_counts(self, name: str, *, enabled: bool) -> values.CounterState:
+        """Choose whether each fetch of a counter's badge counts a view; return the counter as read."""
+
     # ---- hot counters ----
 
     @abstractmethod

@@ -62,8 +62,13 @@ class StoredCounter:
         )
 
     def state(self) -> values.CounterState:
-        """What a read answers: the numbers with the counter's title and description."""
-        return replace(self.written(), title=self.definition.title, description=self.definition.description)
+        """What a read answers: the numbers with the counter's title, description and settings."""
+        return replace(
+            self.written(),
+            title=self.definition.title,
+            description=self.definition.description,
+            badge_counts=self.definition.badge_counts,
+        )
 
 
 @dataclass
@@ -154,6 +159,13 @@ class MemoryCounterStore(CounterStore):
         """Every registered name, sorted."""
         with self._lock:
             return sorted(self._counters)
+
+    def set_badge_counts(self, name: str, *, enabled: bool) -> values.CounterState:
+        """Keep the choice in the counter's definition."""
+        with self._lock:
+            counter = self._counter(name)
+            counter.definition = replace(counter.definition, badge_counts=enabled)
+            return counter.state()
 
     # ---- hot counters ----
 

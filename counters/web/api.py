@@ -17,8 +17,12 @@ def counter_list(request: HttpRequest) -> JsonResponse:
 
 @json_api("GET")
 def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
-    """`GET /api/counters/<name>`: one counter, 404 if unknown."""
-    return JsonResponse(selectors.counter_detail(name=name).as_dict())
+    """`GET /api/counters/<name>`: one counter (a page's with `viewing_now`), 404 if unknown."""
+    state = selectors.counter_detail(name=name)
+    body = state.as_dict()
+    if state.kind == "views":
+        body["viewing_now"] = selectors.counter_viewing_now(name=name)
+    return JsonResponse(body)
 
 
 @json_api("GET")

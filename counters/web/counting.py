@@ -20,9 +20,12 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     `request.counter` holds the new CounterState, or None when the store is unavailable:
     the page still renders and says that counts are unavailable. An unknown name is a 404, unless
     `registered_only` is off: then the page renders uncounted (the dashboard of a table without it).
+    `request.counter_name` names the page for its live socket (the base template passes it on), so
+    the page counts as viewed now.
     """
     request.counter = None
     request.counter_unavailable = False
+    request.counter_name = None
     if request.method != "GET":
         return
     try:
@@ -30,8 +33,10 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     except (UnknownCounter, InvalidInput) as exc:
         if registered_only:
             raise Http404(exc.detail) from exc
+        return  # rendered uncounted, and not announced as viewed now either
     except StoreUnavailable:
         request.counter_unavailable = True
+    request.counter_name = name
 
 
 def count_view(name: NameSource, *, registered_only: bool = True) -> Callable:

@@ -9,10 +9,9 @@ import pytest
 import requests
 
 from counters import services
-from tests.conftest import REDIS_URL
 from tests.support.live import receive_until, site_socket
 from tests.support.processes import SiteProcess
-from tests.support.site import site_env_for
+from tests.support.site import redis_site_env, two_workers
 
 WRITES = 40
 
@@ -21,12 +20,9 @@ WRITES = 40
 def test_a_write_through_worker_a_reaches_a_client_of_worker_b(
     demo_store, dynamodb_local, tmp_path, redis_prefix
 ):
-    env = site_env_for(
-        demo_store, dynamodb_local, tmp_path, REDIS_URL=REDIS_URL, COUNTERS_REDIS_PREFIX=redis_prefix
-    )
+    env = redis_site_env(demo_store, dynamodb_local, tmp_path, redis_prefix)
     with (
-        SiteProcess(env=env, log_path=tmp_path / "a.log") as worker_a,
-        SiteProcess(env=env, log_path=tmp_path / "b.log") as worker_b,
+        two_workers(env, tmp_path) as (worker_a, worker_b),
         site_socket(worker_b.url) as socket_b,
         site_socket(worker_a.url) as socket_a,
     ):
@@ -57,9 +53,7 @@ def test_a_write_outside_any_server_reaches_the_workers_through_redis(
     demo_store, dynamodb_local, tmp_path, redis_prefix, redis_channel_layer
 ):
     # Like a management command: no event loop runs here, so publish sends straight to Redis.
-    env = site_env_for(
-        demo_store, dynamodb_local, tmp_path, REDIS_URL=REDIS_URL, COUNTERS_REDIS_PREFIX=redis_prefix
-    )
+    env = redis_site_env(demo_store, dynamodb_local, tmp_path, redis_prefix)
     with SiteProcess(env=env, log_path=tmp_path / "site.log") as worker, site_socket(worker.url) as socket:
         assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
         services.view_record(slug="docs")

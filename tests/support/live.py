@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import asynccontextmanager
+from urllib.parse import urlencode
 
 from channels.testing import WebsocketCommunicator
 from websockets.sync.client import ClientConnection, connect
@@ -15,10 +16,15 @@ WS_PATH = "/ws/counters/"
 ALLOWED_ORIGIN = "http://127.0.0.1"
 
 
+def ws_path(page: str | None = None) -> str:
+    """The socket's path, naming the page it shows when given."""
+    return WS_PATH if page is None else f"{WS_PATH}?{urlencode({'page': page})}"
+
+
 @asynccontextmanager
-async def dashboard_socket(origin: str = ALLOWED_ORIGIN):
-    """A connected in-process dashboard websocket; always disconnected afterwards."""
-    communicator = WebsocketCommunicator(application, WS_PATH, headers=[(b"origin", origin.encode())])
+async def dashboard_socket(origin: str = ALLOWED_ORIGIN, *, page: str | None = None):
+    """A connected in-process dashboard websocket (showing `page`); always disconnected afterwards."""
+    communicator = WebsocketCommunicator(application, ws_path(page), headers=[(b"origin", origin.encode())])
     connected, _ = await communicator.connect()
     assert connected, "the dashboard websocket refused the connection"
     try:
@@ -31,26 +37,39 @@ def latest(frames: list[dict]) -> dict[str, tuple[int, int]]:
     """Newest (value, version) per counter across frames, keeping the highest version as clients do."""
     known: dict[str, tuple[int, int]] = {}
     for frame in frames:
-        for counter in frame["counters"]:
+        for counter in frame.get("counters", []):  # viewing-now frames carry none
             if counter["name"] not in known or counter["version"] > known[counter["name"]][1]:
                 known[counter["name"]] = (counter["value"], counter["version"])
     return known
 
 
-def site_socket(base_url: str) -> ClientConnection:
-    """A websocket client of a real site process, sending the site's own Origin."""
-    ws_url = base_url.replace("http://", "ws://") + WS_PATH
+def viewing(frames: list[dict]) -> dict[str, int]:
+    """Browsers per page as a page holds them: a snapshot's sums, then each viewing-now frame's changes."""
+    known: dict[str, int] = {}
+    for frame in frames:
+        if frame["type"] == "snapshot":
+            known = dict(frame["viewing"])
+        elif frame["type"] == "presence":
+            known.update(frame["viewing"])
+    return {page: count for page, count in known.items() if count}
+
+
+def site_socket(base_url: str, *, page: str | None = None) -> ClientConnection:
+    """A websocket client of a real site process (showing `page`), sending the site's own Origin."""
+    ws_url = base_url.replace("http://", "ws://") + ws_path(page)
     return connect(ws_url, origin=base_url, open_timeout=10)
 
 
-def receive_until(socket: ClientConnection, done, *, timeout: float = 15.0) -> list[dict]:
-    """Frames received until `done(latest(frames))` holds; fail after `timeout` seconds."""
-    frames: list[dict] = []
+def receive_until(
+    socket: ClientConnection, done, *, timeout: float = 15.0, reading=latest, frames: list[dict] | None = None
+) -> list[dict]:
+    """Frames received (after `frames`) until `done(reading(frames))` holds; fail after `timeout` seconds."""
+    frames = [] if frames is None else frames
     deadline = time.monotonic() + timeout
-    while not frames or not done(latest(frames)):
+    while not frames or not done(reading(frames)):
         left = deadline - time.monotonic()
         if left <= 0:
-            raise AssertionError(f"no matching state within {timeout}s; last: {latest(frames)}")
+            raise AssertionError(f"no matching state within {timeout}s; last: {reading(frames)}")
         try:
             frames.append(json.loads(socket.recv(timeout=left)))
         except TimeoutError:

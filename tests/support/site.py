@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from counters.embedded.dynamodb_local import LocalDynamo
 from counters.store.dynamodb.backend import DynamoCounterStore
 from counters.store.dynamodb.clients import Connection, build_clients
-from tests.support.processes import PROJECT_DIR, site_environment
+from tests.support.processes import PROJECT_DIR, SiteProcess, site_environment
 
 # The machine's own Redis (also on CI); tests keep to prefixes of their own.
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -56,3 +58,18 @@ def store_on(local: LocalDynamo) -> DynamoCounterStore:
         Connection(local.endpoint_url, local.region, local.access_key_id, local.secret_access_key)
     )
     return DynamoCounterStore(client=clients.single_shot, retrying_client=clients.retrying, table="counters")
+
+
+def redis_site_env(store, dynamodb_local: LocalDynamo, data_dir: Path, prefix: str) -> dict[str, str]:
+    """A site of several workers sharing the machine's Redis under the test's own prefix."""
+    return site_env_for(store, dynamodb_local, data_dir, REDIS_URL=REDIS_URL, COUNTERS_REDIS_PREFIX=prefix)
+
+
+@contextmanager
+def two_workers(env: dict[str, str], log_dir: Path) -> Iterator[tuple[SiteProcess, SiteProcess]]:
+    """Two daphne workers of one site (logs a.log and b.log), stopped afterwards."""
+    with (
+        SiteProcess(env=env, log_path=log_dir / "a.log") as worker_a,
+        SiteProcess(env=env, log_path=log_dir / "b.log") as worker_b,
+    ):
+        yield worker_a, worker_b

@@ -18,7 +18,11 @@
  * - offer(states) feeds states from elsewhere (e.g. a vote's HTTP answer: one state, a list, or
  *   {counters}) through the same rule and returns those applied; apply is the same function;
  * - get(name) -> {value, version} or null; state() -> the connection state;
- * - format(n) -> the number as the page writes it; plural(n, one, other) -> "1 view", "2 views". */
+ * - format(n) -> the number as the page writes it; plural(n, one, other) -> "1 view", "2 views".
+ * Viewing now: the socket names the page it shows (<meta name="counters-page">, set on counted pages);
+ * snapshots carry {"viewing": {page: n}} and {"type":"presence","viewing":{...}} frames the pages whose
+ * number changed. Every [data-viewing="<page>"] element shows it: "3 viewing", or with
+ * data-viewing-form="long" "1 person viewing" / "3 people viewing"; viewing(name) -> the number. */
 (function () {
   "use strict";
 
@@ -26,6 +30,7 @@
   if (window.LiveCounters) return;
 
   var PATH = "/ws/counters/";
+  var CLOSE_UNKNOWN_PAGE = 4404; // the page is no counter here: reconnect without naming it
   var FIRST_DELAY_MS = 500;
   var MAX_DELAY_MS = 8000;
   var HIGHLIGHT_MS = 700;
@@ -56,6 +61,8 @@
   function plural(value, one, other) {
     return format(value) + " " + (plurals.select(value) === "one" ? one : other);
   }
+  var page = null; // the page this document shows, named to the server so it counts as viewed now
+  var viewing = {}; // page -> browsers that have it open now, as the server last said
 
   function setState(state) {
     var node = document.getElementById("connection");
@@ -136,6 +143,29 @@
     return applied;
   }
 
+  function viewingText(count, node) {
+    if (node.getAttribute("data-viewing-form") !== "long") return count + " viewing";
+    return count === 1 ? "1 person viewing" : count + " people viewing";
+  }
+
+  /* Show the viewing-now numbers; a short one is hidden while nobody views its page. */
+  function renderViewing() {
+    document.querySelectorAll("[data-viewing]").forEach(function (node) {
+      var count = viewing[node.getAttribute("data-viewing")] || 0;
+      node.textContent = viewingText(count, node);
+      node.setAttribute("data-count", String(count));
+      node.hidden = count === 0 && node.getAttribute("data-viewing-form") !== "long";
+    });
+  }
+
+  function applyViewing(message) {
+    if (message.type === "snapshot") viewing = {};
+    Object.keys(message.viewing || {}).forEach(function (name) {
+      viewing[name] = message.viewing[name];
+    });
+    renderViewing();
+  }
+
   /* States from outside the socket, in any of the shapes the site's answers carry. */
   function offer(states) {
     if (!states) return [];
@@ -145,7 +175,8 @@
   }
 
   function socketUrl() {
-    return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + PATH;
+    var query = page ? "?page=" + encodeURIComponent(page) : "";
+    return (window.location.protocol === "https:" ? "wss://" : "ws://") + window.location.host + PATH + query;
   }
 
   /* Draw every known state on nodes that do not show it yet (e.g. added for a new poll or page). */
@@ -200,10 +231,12 @@
         setState(storeDown ? "unavailable" : "live");
         notify({ type: "status", counters: [], counts: message.counts });
       }
+      if (message.type === "snapshot" || message.type === "presence") applyViewing(message);
     };
     ws.onclose = function (event) {
       if (socket === ws) socket = null;
       storeDown = event.code === CLOSE_STORE_UNAVAILABLE;
+      if (event.code === CLOSE_UNKNOWN_PAGE) page = null;
       scheduleReconnect();
     };
     ws.onerror = function () {
@@ -233,6 +266,9 @@
     get: function (name) {
       return known[name] ? { value: known[name].value, version: known[name].version } : null;
     },
+    viewing: function (name) {
+      return viewing[name] || 0;
+    },
     state: function () {
       var node = document.getElementById("connection");
       return node ? node.getAttribute("data-state") : null;
@@ -240,6 +276,8 @@
   };
 
   function start() {
+    var meta = document.querySelector('meta[name="counters-page"]');
+    page = meta ? meta.getAttribute("content") : null;
     rememberRendered();
     setState(document.body.getAttribute("data-counts") === "unavailable" ? "unavailable" : "connecting");
     storeDown = document.body.getAttribute("data-counts") === "unavailable";

@@ -80,6 +80,10 @@ class DynamoCounterStore(CounterStore):
         """Names from the registry partition (a Query, never a Scan)."""
         return counters.counter_names(self.gateway)
 
+    def set_badge_counts(self, name: str, *, enabled: bool) -> values.CounterState:
+        """Set the total item's `badge_counts` flag, only on a registered counter."""
+        return counters.set_badge_counts(self.gateway, self.shard_view, name, enabled=enabled)
+
     # ---- hot counters ----
 
     def make_hot(self, name: str, *, shards: int) -> values.CounterState:

@@ -152,6 +152,22 @@ def get_many(table: Table, view: ShardView, names: Iterable[str]) -> list[Counte
     return [found[name] for name in names if name in found]
 
 
+def set_badge_counts(table: Table, view: ShardView, name: str, *, enabled: bool) -> CounterState:
+    """Set the total item's `badge_counts` (only if it exists: no item for an unknown name); read it back."""
+    try:
+        # Setting a flag is idempotent, so the retrying client may resend it.
+        table.update_item(
+            s.total_key(name),
+            update="SET #badge = :enabled",
+            condition="attribute_exists(#pk)",
+            names={"#badge": s.BADGE_COUNTS, "#pk": s.PK},
+            values={":enabled": {"BOOL": enabled}},
+        )
+    except ConditionFailed as exc:
+        raise UnknownCounter(f"There is no counter named {name!r}.") from exc
+    return get(table, view, name)
+
+
 def counter_names(table: Table) -> list[str]:
     """Names from the registry partition (a Query, never a Scan)."""
     return sorted(item[s.SK]["S"] for item in table.query_all(s.COUNTER_REGISTRY_PK))

@@ -9,7 +9,7 @@ from typing import Any
 from counters.domain import values
 from counters.domain.shards import validate_shards
 from counters.store.dynamodb import schema as s
-from counters.store.dynamodb.schema import as_int, as_str, optional_str
+from counters.store.dynamodb.schema import as_bool, as_int, as_str, optional_str
 
 # ---- counters ----
 
@@ -30,6 +30,7 @@ def state_from_item(name: str, item: dict[str, Any]) -> values.CounterState:
         description=as_str(item.get(s.DESCRIPTION)),
         updated_at=as_str(item.get(s.UPDATED_AT)) or None,
         bot_views=as_int(item.get(s.BOT_VIEWS)),
+        badge_counts=as_bool(item.get(s.BADGE_COUNTS)),
     )
 
 
@@ -97,6 +98,7 @@ def counter_items(definition: values.CounterDefinition, now: str) -> list[dict[s
         s.START: {"N": str(definition.start)},
         s.STEP: {"N": str(definition.step)},
         s.VERSION: {"N": "0"},
+        s.BADGE_COUNTS: {"BOOL": definition.badge_counts},
         s.CREATED_AT: {"S": now},
     }
     hot_attributes, shard_items = declared_hot_items(definition, now)
@@ -177,7 +179,7 @@ def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
         id=item[s.SK]["S"],
         question=as_str(item.get(s.QUESTION)),
         options=options,
-        closed=bool(item.get(s.CLOSED, {}).get("BOOL", False)),
+        closed=as_bool(item.get(s.CLOSED)),
     )
 
 
@@ -249,7 +251,7 @@ def reply_from_item(item: dict[str, Any]) -> values.StoredReply:
         fingerprint=as_str(item.get(s.FINGERPRINT)),
         choice=optional_str(item.get(s.OPTION)),
         previous=optional_str(item.get(s.PREVIOUS)),
-        counted=bool(item.get(s.COUNTED, {}).get("BOOL", False)),
+        counted=as_bool(item.get(s.COUNTED)),
         reply=json.loads(reply) if reply else None,
     )
 

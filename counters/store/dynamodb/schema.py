@@ -24,6 +24,7 @@ EXPIRES_AT = "expires_at"  # the table's TTL attribute
 SHARDS = "shards"  # on a sharded counter's total item: how many SHARD#k items it has
 EPOCH = "epoch"  # resets of a sharded counter, carried by each of its items
 COUNT = "count"  # views counted in a history bucket
+BADGE_COUNTS = "badge_counts"  # on a total item: does each fetch of its badge count a view
 # A poll's registry item; each entry of its `options` list is a map of an option's id and label.
 QUESTION = "question"
 OPTIONS = "options"
@@ -76,6 +77,11 @@ def as_int(attribute: dict[str, Any] | None, default: int = 0) -> int:
 def as_str(attribute: dict[str, Any] | None, default: str = "") -> str:
     """Read a DynamoDB string attribute."""
     return attribute["S"] if attribute else default
+
+
+def as_bool(attribute: dict[str, Any] | None) -> bool:
+    """Read a DynamoDB boolean attribute; absent is False."""
+    return bool(attribute.get("BOOL", False)) if attribute else False
 
 
 def optional_str(attribute: dict[str, Any] | None) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 from counters.domain.values import CounterState
 from counters.store.dynamodb import schema as s
 from counters.store.dynamodb.items import item_value
-from counters.store.dynamodb.schema import as_int, as_str
+from counters.store.dynamodb.schema import as_bool, as_int, as_str
 
 
 @dataclass
@@ -35,6 +35,7 @@ class KnownCounter:
     kind: str = ""
     title: str = ""
     description: str = ""
+    badge_counts: bool = False
     parts: dict[str, tuple[int, int]] = field(default_factory=dict)  # SK -> (value, version)
     # SK -> bot views: a tally apart from the version (a bot view does not bump it), never reset, so
     # of two states of one item the larger is the newer.
@@ -53,6 +54,7 @@ class KnownCounter:
             description=self.description,
             updated_at=self.updated_at,
             bot_views=sum(self.bots.values()),
+            badge_counts=self.badge_counts,
         )
 
 
@@ -105,6 +107,7 @@ class ShardView:
             kind=as_str(total.get(s.KIND)),
             title=as_str(total.get(s.TITLE)),
             description=as_str(total.get(s.DESCRIPTION)),
+            badge_counts=as_bool(total.get(s.BADGE_COUNTS)),
             complete=True,
         )
         for item in items:

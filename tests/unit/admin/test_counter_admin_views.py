@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.test import Client
 
 from counters.admin.shown import sign_shown
 from counters.domain.values import CounterDefinition
@@ -45,7 +48,14 @@ def test_permissions_are_real_and_the_index_shows_counters_and_polls(client, dem
     codenames = set(
         Permission.objects.filter(content_type__app_label="counters").values_list("codename", flat=True)
     )
-    assert codenames == {"view_counter", "reset_counter", "view_poll", "add_poll", "change_poll"}
+    assert codenames == {
+        "view_counter",
+        "reset_counter",
+        "configure_counter",
+        "view_poll",
+        "add_poll",
+        "change_poll",
+    }
     client.force_login(make_user("ann", "view_counter", "view_poll"))
     index = client.get("/admin/").content.decode()
     assert f'href="{LIST}"' in index and 'href="/admin/counters/poll/"' in index
@@ -93,7 +103,8 @@ def test_staff_without_the_reset_permission_is_refused(client, demo_store):
     demo_store.increment("welcome", kind="views")
     client.force_login(make_user("vic", "view_counter"))
     page = client.get(detail("welcome")).content.decode()
-    assert 'id="reset-form"' not in page and 'name="selected"' not in client.get(LIST).content.decode()
+    # The list still lets a viewer tick counters, to export them, but offers no reset.
+    assert 'id="reset-form"' not in page and 'value="reset"' not in client.get(LIST).content.decode()
     data = {"shown": sign_shown("welcome", 1), "reason": "x"}
     assert client.post(reset_url("welcome"), data).status_code == 403
     bulk = {"selected": [sign_shown("welcome", 1)], "reason": "x"}
@@ -229,3 +240,73 @@ def test_a_hot_counter_is_shown_summed_and_reset_over_every_shard(resetter, stor
     )
     assert "Reset viral from 9 (version 9) to 0; it is now at version 14." in response.content.decode()
     assert (store.get("viral").value, store.get("viral").version) == (0, 14)
+
+
+def export(client, names_and_versions: list[tuple[str, int]], **extra):
+    """Post the list's export action for counters shown at these versions."""
+    selected = [sign_shown(name, version) for name, version in names_and_versions]
+    return client.post(LIST, {"selected": selected, "action": "export"}, **extra)
+
+
+@pytest.mark.django_db
+def test_a_viewer_exports_the_selected_counters_totals_as_csv(client, demo_store):
+    demo_store.define_counter(CounterDefinition(name="formula", kind="views", title="=cmd|' /C calc'!A0"))
+    for _ in range(3):
+        demo_store.increment("docs", kind="views")
+    client.force_login(make_user("vic", "view_counter"))
+    html = client.get(LIST).content.decode()
+    assert 'value="export"' in html
+    selected = [shown_token(html, "docs"), shown_token(html, "formula"), shown_token(html, "language.go")]
+    demo_store.increment("docs", kind="views")  # the export gives the totals as they are now
+
+    response = client.post(LIST, {"selected": selected, "action": "export"})
+
+    assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
+    assert re.fullmatch(r'attachment; filename="counters-\d{8}T\d{6}Z\.csv"', response["Content-Disposition"])
+    table = list(csv.reader(io.StringIO(response.content.decode())))
+    assert table[0] == ["name", "kind", "title", "value", "version", "updated_at"]
+    assert [row[:5] for row in table[1:]] == [
+        ["docs", "views", "Documentation", "4", "4"],
+        ["formula", "views", "'=cmd|' /C calc'!A0", "0", "0"],
+        ["language.go", "votes", "Which language do you reach for first? — Go", "0", "0"],
+    ]
+
+
+@pytest.mark.django_db
+def test_an_export_needs_a_selection_staff_and_the_csrf_token(demo_store):
+    staff = make_user("vic", "view_counter")
+    checked = Client(enforce_csrf_checks=True)
+    checked.force_login(staff)
+    assert export(checked, [("docs", 0)]).status_code == 403, "no CSRF token"
+    checked.get(LIST)
+    token = checked.cookies["csrftoken"].value
+    assert export(checked, [("docs", 0)], HTTP_X_CSRFTOKEN=token).status_code == 200
+    assert export(checked, [], HTTP_X_CSRFTOKEN=token).status_code == 400
+
+    outsider = Client()
+    outsider.force_login(make_user("bob", "view_counter", staff=False))
+    response = export(outsider, [("docs", 0)])
+    assert response.status_code == 302 and response["Location"].startswith("/admin/login/")
+
+
+@pytest.mark.django_db
+def test_badge_counting_is_chosen_on_the_detail_page_with_its_permission(client, demo_store):
+    client.force_login(make_user("cat", "view_counter", "configure_counter"))
+    page = client.get(detail("docs")).content.decode()
+    assert "![Documentation](http://testserver/badge/docs.svg)" in page
+    assert "Fetching the badge counts nothing." in page and 'id="badge-submit"' in page
+
+    response = client.post(f"{LIST}docs/badge/", {"badge_counts": "on"}, follow=True)
+    assert "The badge of docs counts a view on each fetch." in response.content.decode()
+    assert demo_store.get("docs").badge_counts is True
+    client.post(f"{LIST}docs/badge/", {})
+    assert demo_store.get("docs").badge_counts is False
+    assert 'id="badge-submit"' not in client.get(detail("language.go")).content.decode(), "votes never count"
+
+
+@pytest.mark.django_db
+def test_badge_counting_needs_its_own_permission(client, demo_store):
+    client.force_login(make_user("ann", "view_counter", "reset_counter"))
+    assert 'id="badge-submit"' not in client.get(detail("docs")).content.decode()
+    assert client.post(f"{LIST}docs/badge/", {"badge_counts": "on"}).status_code == 403
+    assert demo_store.get("docs").badge_counts is False

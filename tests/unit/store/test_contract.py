@@ -145,6 +145,37 @@ def test_define_is_idempotent_and_keeps_the_count(any_store):
     assert any_store.get("home").value == 1
 
 
+@moto_too
+def test_badge_counting_is_off_unless_chosen_and_kept_per_counter(any_store):
+    define(any_store, "home")
+    define(any_store, "readme", badge_counts=True)
+    assert any_store.get("home").badge_counts is False
+    assert any_store.get("readme").badge_counts is True
+
+    on = any_store.set_badge_counts("home", enabled=True)
+    assert on.badge_counts is True and (on.value, on.version) == (0, 0), "a setting is not a write"
+    any_store.increment("home", kind="views")
+    assert [s.badge_counts for s in any_store.get_many(["home", "readme"])] == [True, True]
+    assert any_store.set_badge_counts("readme", enabled=False).badge_counts is False
+    assert "badge_counts" not in any_store.get("home").as_dict(), "a setting, not part of the API"
+
+
+def test_a_hot_counter_keeps_its_badge_choice(any_store):
+    define(any_store, "home", badge_counts=True)
+    any_store.make_hot("home", shards=2)
+    any_store.increment("home", kind="views")
+    assert any_store.get("home").badge_counts is True
+    assert any_store.set_badge_counts("home", enabled=False).badge_counts is False
+    assert any_store.get_many(["home"])[0].badge_counts is False
+
+
+@moto_too
+def test_badge_counting_of_an_unknown_counter_is_refused_and_writes_nothing(any_store):
+    with pytest.raises(UnknownCounter):
+        any_store.set_badge_counts("ghost", enabled=True)
+    assert any_store.counter_names() == []
+
+
 def test_listing_reads_every_counter_in_batches(any_store):
     names = [f"page-{i:03d}" for i in range(130)]
     for name in names:

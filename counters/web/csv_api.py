@@ -1,0 +1,42 @@
+"""CSV exports of the JSON API's reads: a counter's history and a poll's results."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+
+from counters import selectors
+from counters.web.csv_export import csv_response
+from counters.web.json_api import json_api
+
+SHARE_DIGITS = 4
+
+
+@json_api("GET")
+def counter_history_csv(request: HttpRequest, name: str) -> HttpResponse:
+    """`GET /api/counters/<name>/history.csv?window=1h|48h|90d`: the JSON history's buckets, one a row."""
+    history = selectors.counter_history(name=name, window=request.GET.get("window", "1h")).as_dict()
+    return csv_response(
+        f"{history['name']}-{history['window']}.csv",
+        ["start", "count"],
+        ([point["start"], point["count"]] for point in history["points"]),
+    )
+
+
+@json_api("GET")
+def poll_results_csv(request: HttpRequest, poll: str) -> HttpResponse:
+    """`GET /api/polls/<poll>/results.csv`: each option's votes and share of the poll's votes."""
+    totals = selectors.poll_totals(poll_id=poll)
+    total = totals.total_votes
+    return csv_response(
+        f"{totals.id}-results.csv",
+        ["option", "label", "votes", "share"],
+        (
+            [
+                option.id,
+                option.label,
+                option.votes,
+                round(option.votes / total, SHARE_DIGITS) if total else 0.0,
+            ]
+            for option in totals.options
+        ),
+    )
