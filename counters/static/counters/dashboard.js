@@ -55,6 +55,18 @@
     };
   }
 
+  /* A table cell holding one number, written as the page writes numbers. */
+  function numberCell(cellClass, numberClass, number, attributes) {
+    var cell = document.createElement("td");
+    cell.className = cellClass;
+    var span = document.createElement("span");
+    span.className = numberClass;
+    attributes.forEach(function (pair) { span.setAttribute(pair[0], pair[1]); });
+    span.textContent = live() ? live().format(number) : String(number);
+    cell.appendChild(span);
+    return cell;
+  }
+
   function addRow(counter) {
     var body = document.querySelector("[data-page-rows]");
     if (!body || body.querySelector('tr[data-row="' + counter.name + '"]')) return false;
@@ -69,22 +81,12 @@
     link.href = (body.getAttribute("data-page-url-template") || "/pages/__page__/").replace("__page__", encodeURIComponent(counter.name));
     link.textContent = title;
     head.appendChild(link);
-    var value = document.createElement("td");
-    value.className = "num";
-    var count = document.createElement("span");
-    count.className = "count";
-    count.setAttribute("data-counter", counter.name);
-    count.setAttribute("data-version", "-1");
-    count.setAttribute("data-value", String(counter.value));
-    count.textContent = live() ? live().format(counter.value) : String(counter.value);
-    value.appendChild(count);
-    var visitors = document.createElement("td");
-    visitors.className = "num visitors-cell";
-    var visitorCount = document.createElement("span");
-    visitorCount.className = "visitors";
-    visitorCount.setAttribute("data-visitors", counter.name);
-    visitorCount.textContent = live() ? live().format(counter.visitors_today || 0) : String(counter.visitors_today || 0);
-    visitors.appendChild(visitorCount);
+    var value = numberCell("num", "count", counter.value, [
+      ["data-counter", counter.name], ["data-version", "-1"], ["data-value", String(counter.value)]
+    ]);
+    var visitors = numberCell("num visitors-cell", "visitors", counter.visitors_today || 0, [
+      ["data-visitors", counter.name]
+    ]);
     var trend = document.createElement("td");
     trend.className = "trend";
     var spark = document.createElementNS("http://www.w3.org/2000/svg", "svg");
