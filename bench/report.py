@@ -22,6 +22,7 @@ COLUMNS = (
     ("lost", "lost"),
     ("doubled", "doubled"),
     ("errors", "errors"),
+    ("store_writes_per_view", "store writes / view"),
     ("site_cpu_ms_per_request", "site CPU ms / req"),
     ("cpu_seconds", "CPU s (site / store / load)"),
 )

@@ -50,6 +50,12 @@ def site_row(
     return {**row, **summary}, result.ok
 
 
+def writes_per_view(before, after) -> float | None:
+    """Store writes per counted view between two states of one page: its version counts writes."""
+    views = after.value - before.value
+    return round((after.version - before.version) / views, 3) if views else None
+
+
 def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
     """Requests/s and p50/p99 of both counted paths at C = 1, 8, 32; the count must match the 2xx answers."""
     token = env.csrf_token()
@@ -64,7 +70,9 @@ def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
         warm = run_load(env.base_url, lambda i, r=request: r, concurrency=1, total=budget.warmup)
         answered += warm.ok
         for concurrency in CONCURRENCIES:
+            start = env.store.get(BENCH_PAGE)
             row, ok = site_row(env, raw, budget, label, lambda i, r=request: r, concurrency=concurrency)
+            row["store_writes_per_view"] = writes_per_view(start, env.store.get(BENCH_PAGE))
             answered += ok
             rows.append(row)
     counted = env.store.get(BENCH_PAGE).value - before

@@ -40,9 +40,10 @@ def test_a_write_through_worker_a_reaches_a_client_of_worker_b(
             list(pool.map(view, range(WRITES)))
 
         final = demo_store.get("welcome")
-        assert (final.value, final.version) == (WRITES, WRITES)
+        # Views that met in flight may share a write (group commit): the version counts writes.
+        assert final.value == WRITES and 0 < final.version <= WRITES
         for socket in (socket_b, socket_a):
-            frames = receive_until(socket, lambda known: known.get("welcome", (0, 0))[1] >= WRITES)
+            frames = receive_until(socket, lambda known: known.get("welcome", (0, 0))[1] >= final.version)
             assert frames[-1]["type"] == "update"
             assert {c["name"]: c["value"] for c in frames[-1]["counters"]}["welcome"] == WRITES
         assert "Traceback" not in worker_a.log_text() + worker_b.log_text()

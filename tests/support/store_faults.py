@@ -8,12 +8,14 @@ first match wins, each may be limited to `times` requests. Actions:
 - `lost_response`: send the request to DynamoDB, which applies it, then fail as a connection cut
   before the answer came (ConnectionClosedError);
 - `reset`: fail as that cut connection without sending anything (nothing happened);
-- `throttle`: answer as DynamoDB does when throttling (HTTP 400, `error_type`), sending nothing.
+- `throttle`: answer as DynamoDB does when throttling (HTTP 400, `error_type`), sending nothing;
+- `delay`: wait `seconds`, then send the request as usual (a slow store).
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -40,13 +42,16 @@ class _Body:
 class StoreFaults(Rules):
     """Rules applied to every attempt of the given boto3 clients."""
 
-    actions = frozenset({"lost_response", "reset", "throttle"})
+    actions = frozenset({"delay", "lost_response", "reset", "throttle"})
 
     def before_send(self, request: Any, event_name: str, **kwargs: Any) -> AWSResponse | None:
         """botocore's `before-send` handler: None sends the request as usual."""
         body = request.body.decode() if isinstance(request.body, bytes) else str(request.body or "")
         rule = self.take(event_name.rsplit(".", 1)[-1], body)
         if rule is None:
+            return None
+        if rule.action == "delay":
+            time.sleep(rule.seconds)
             return None
         if rule.action == "throttle":
             return throttled(request.url, rule.error_type)

@@ -5,7 +5,7 @@
  *   at its real size (the viewBox follows the drawn width), a tooltip for the column under the pointer or
  *   chosen with the arrow keys, and a summary sentence.
  * It subscribes to window.LiveCounters (live.js), which passes on only states newer than the page held,
- * with the state before: each extends the current bucket by the writes it stands for (its version step).
+ * with the state before: each extends the current bucket by the views it stands for (its rise in value).
  * Each drawn sparkline is announced as a "counters:sparkline" event {name, total} (the headline numbers). */
 (function () {
   "use strict";
@@ -368,15 +368,15 @@
     var now = Date.now() / 1000;
     message.counters.forEach(function (update) {
       var previous = update.previous;
-      // Each write is one version step; a fall in value is a reset, not views.
-      var writes = previous && update.value >= previous.value ? update.version - previous.version : 0;
-      if (!writes) return;
+      // A page's views add one each (one write may carry several); a fall in value is a reset, not views.
+      var views = previous && update.value >= previous.value ? update.value - previous.value : 0;
+      if (!views) return;
       Object.keys(series).forEach(function (key) {
         var entry = series[key];
         // Live updates carry views; a visitors series moves on its next load only.
         if (entry.name !== update.name || entry.series === "visitors") return;
         advance(entry, now);
-        entry.counts[entry.counts.length - 1] += writes;
+        entry.counts[entry.counts.length - 1] += views;
         entry.draw(entry);
       });
     });

@@ -1,6 +1,6 @@
 /* The dashboard's headline numbers and pages table, kept current from window.LiveCounters (live.js):
- * - views today: the server's count per page since 00:00 UTC plus the writes pushed since (each version
- *   step is one view; a reset is not), back to 0 when the UTC day changes;
+ * - views today: the server's count per page since 00:00 UTC plus the views pushed since (the rise in
+ *   value; a reset is not), back to 0 when the UTC day changes;
  * - views in the last hour: the sum of the pages' sparklines (charts.js), which roll with the clock; the
  *   first sparkline of a page, read after the page was rendered, also brings views today that the
  *   server's history had not written yet (it is written in batches);
@@ -129,8 +129,9 @@
       var page = pages[update.name];
       var previous = update.previous;
       if (!page || !previous || update.value < previous.value) return;
-      page.today += update.version - previous.version;
-      page.pushed += update.version - previous.version;
+      // A page's views add one each; one write may carry several of them.
+      page.today += update.value - previous.value;
+      page.pushed += update.value - previous.value;
     });
     redraw();
   }

@@ -17,6 +17,7 @@ from counters.store.base import CounterStore
 from counters.store.dynamodb import counters, history, polls, resets, visitors, votes
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
+from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import Table
 
@@ -28,6 +29,9 @@ class DynamoCounterStore(CounterStore):
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
         self.gateway = Table(single_shot=client, retrying=retrying_client or client, name=table)
         self.shard_view = ShardView()
+        # Concurrent increments of one counter share one UpdateItem (see group_commit.py).
+        self.increments: GroupCommit[values.CounterState] = GroupCommit()
+        self.steps: dict[str, int] = {}
 
     @classmethod
     def from_settings(cls) -> DynamoCounterStore:
@@ -65,8 +69,14 @@ class DynamoCounterStore(CounterStore):
         return counters.define(self.gateway, definition)
 
     def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
-        """Add to a counter with one conditional UpdateItem and return the new total and version."""
-        return counters.increment(self.gateway, self.shard_view, name, kind=kind, by=by)
+        """Add to a counter and return the new total and version; concurrent adds share one UpdateItem."""
+
+        def write(times: int) -> values.CounterState:
+            return counters.increment(
+                self.gateway, self.shard_view, self.steps, name, kind=kind, by=by, times=times
+            )
+
+        return self.increments.submit((name, kind, by), write)
 
     def get(self, name: str) -> values.CounterState:
         """Read one counter (strongly consistent); a hot counter's total is summed from one Query."""

@@ -12,6 +12,7 @@ from counters.exceptions import StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import items
 from counters.store.dynamodb import schema as s
 from counters.store.dynamodb import shards as hot
+from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import CONDITION_FAILED, ConditionFailed, Table, TransactionCancelled
 
@@ -63,23 +64,46 @@ def put_once(table: Table, new_items: list[dict[str, Any]]) -> bool:
     return True
 
 
-def increment(table: Table, view: ShardView, name: str, *, kind: str, by: int | None) -> CounterState:
-    """Add to a counter with one conditional UpdateItem and return the new total and version."""
+def increment(
+    table: Table,
+    view: ShardView,
+    steps: dict[str, int],
+    name: str,
+    *,
+    kind: str,
+    by: int | None,
+    times: int = 1,
+) -> CounterState:
+    """Add `times` increments to a counter with one conditional UpdateItem; the new total and version."""
     if shards := view.shard_count(name):
         # A hot counter: add to one shard picked at random, and answer the summed total this process knows.
-        attributes = add_to_item(
-            table, s.shard_key(name, random.randrange(shards)), name=name, kind=kind, by=by
-        )
-        return hot.after_write(table, view, name, attributes)
-    attributes = add_to_item(table, s.total_key(name), name=name, kind=kind, by=by)
-    if s.is_hot(attributes):
-        # Made hot by another process: this write still counts (TOTAL is the base); learn the shards.
+        key = s.shard_key(name, random.randrange(shards))
+    else:
+        key = s.total_key(name)
+    attributes = add_to_item(table, steps, key, name=name, kind=kind, by=by, times=times)
+    if shards or s.is_hot(attributes):
+        # (Made hot by another process, the write to TOTAL still counts, as TOTAL is the base.)
         return hot.after_write(table, view, name, attributes)
     return items.state_from_increment(name, kind, attributes)
 
 
-def add_to_item(table: Table, key: dict[str, Any], *, name: str, kind: str, by: int | None) -> dict[str, Any]:
-    """The increment's one conditional UpdateItem on a total or shard item; the item as written."""
+def add_to_item(
+    table: Table,
+    steps: dict[str, int],
+    key: dict[str, Any],
+    *,
+    name: str,
+    kind: str,
+    by: int | None,
+    times: int = 1,
+    step_checked: bool = False,
+) -> dict[str, Any]:
+    """The increment's one conditional UpdateItem on a total or shard item; the item as written.
+
+    `by` (default: the counter's own step) is added `times` times. Several steps at once need the step
+    in the request (an update expression cannot multiply): it is read once per process (steps never
+    change), and the write is conditional on it, so a step that did change is refused, not miscounted.
+    """
     values: dict[str, Any] = {
         ":now": {"S": now_iso()},
         ":one": {"N": "1"},
@@ -87,26 +111,46 @@ def add_to_item(table: Table, key: dict[str, Any], *, name: str, kind: str, by: 
         ":kind": {"S": kind},
     }
     names = dict(INCREMENT_NAMES)
-    if by is None:
+    condition = INCREMENT_CONDITION
+    if by is None and times == 1:
         expression = INCREMENT_BY_STEP
         names["#step"] = s.STEP
+    elif by is None:
+        step = steps[name] if name in steps else step_of(table, steps, name)
+        expression, condition = INCREMENT_BY_DELTA, f"{INCREMENT_CONDITION} AND #step = :step"
+        names["#step"] = s.STEP
+        values[":step"] = {"N": str(step)}
+        values[":delta"] = {"N": str(step * times)}
     else:
         expression = INCREMENT_BY_DELTA
-        values[":delta"] = {"N": str(by)}
+        values[":delta"] = {"N": str(by * times)}
     try:
         # Sent once: a resent ADD whose answer was lost would count twice.
         attributes = table.update_item(
             key,
             update=expression,
-            condition=INCREMENT_CONDITION,
+            condition=condition,
             names=names,
             values=values,
             returns="UPDATED_NEW",
             send_once=True,
         )
     except ConditionFailed as exc:
+        if ":step" in values and not step_checked:
+            # Refused, so nothing was written: with the step read afresh the write is safe to send again.
+            steps.pop(name, None)
+            return add_to_item(table, steps, key, name=name, kind=kind, by=by, times=times, step_checked=True)
         raise UnknownCounter(f"There is no {kind} counter named {name!r}.") from exc
     return {**attributes, **key}
+
+
+def step_of(table: Table, steps: dict[str, int], name: str) -> int:
+    """A counter's step, read from its total item (strongly consistent) and remembered."""
+    item = table.get_item(s.total_key(name))
+    if not item:
+        raise UnknownCounter(f"There is no counter named {name!r}.")
+    steps[name] = step = as_int(item.get(s.STEP), 1)
+    return step
 
 
 def add_bot_view(table: Table, view: ShardView, name: str) -> CounterState:

