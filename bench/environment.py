@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -111,14 +112,14 @@ def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> I
                 site.stop()
 
 
-def _start_site(tmp: Path, *, name: str = "site", **extra_env: str) -> Any:
-    """Serve the site under daphne on a free loopback port with the bench settings."""
+def _start_site(tmp: Path, *, name: str = "site", cwd: Path = PROJECT_DIR, **extra_env: str) -> Any:
+    """Serve the site (of the project at `cwd`) under daphne on a free loopback port, bench settings."""
     from tests.support.processes import SiteProcess, site_environment
 
     env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS}, **extra_env)
     env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     # The log lives as long as the run; a site that fails to start shows its tail in the error.
-    site = SiteProcess(env=env, log_path=tmp / f"{name}.log")
+    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd)
     site.migrate()
     return site.start()
 
@@ -142,6 +143,25 @@ class SiteWorkers:
             "DynamoDB Local": [self.store_pid],
             "daphne (site)": [site.process.pid for site in self.sites],
         }
+
+
+@contextlib.contextmanager
+def site_at(env: BenchEnvironment, ref: str) -> Iterator[SiteWorkers]:
+    """The site as it was at git `ref`, on the bench store, as one worker; RuntimeError if unavailable."""
+    with tempfile.TemporaryDirectory(prefix="counters-bench-before-") as tmp:
+        tree = Path(tmp) / "tree"
+        tree.mkdir()
+        archive = subprocess.run(
+            ["git", "-C", str(PROJECT_DIR), "archive", "--format=tar", ref], capture_output=True, check=False
+        )
+        if archive.returncode != 0:
+            raise RuntimeError(f"git archive {ref} failed: {archive.stderr.decode().strip()}")
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        site = _start_site(Path(tmp), name=f"site-at-{ref}", cwd=tree)
+        try:
+            yield SiteWorkers([site], env.local.pid)
+        finally:
+            site.stop()
 
 
 def redis_url() -> str:

@@ -24,6 +24,8 @@ COLUMNS = (
     ("errors", "errors"),
     ("store_writes_per_view", "store writes / view"),
     ("site_cpu_ms_per_request", "site CPU ms / req"),
+    ("now_vs_before_per_second", "now ÷ before, per s"),
+    ("now_vs_before_site_cpu_ms", "now ÷ before, site CPU ms"),
     ("cpu_seconds", "CPU s (site / store / load)"),
 )
 CPU_ROLES = ("daphne (site)", "DynamoDB Local", "load generator + bench")
@@ -60,8 +62,9 @@ def markdown(run: dict) -> str:
         if section.get("available") is False:
             out += [f"{section['detail']}", ""]
             continue
-        if section.get("rows"):
-            out += [*table(section["rows"]), ""]
+        for key in ("rows", "ratios"):
+            if section.get(key):
+                out += [*table(section[key]), ""]
         if "checks" in section:
             out += ["Checks: " + ", ".join(f"{k} = {v}" for k, v in section["checks"].items()), ""]
         if "figure" in section:

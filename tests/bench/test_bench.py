@@ -56,12 +56,19 @@ def test_store_run_is_well_formed_and_exact(tmp_path):
 
 @pytest.mark.processes
 def test_site_runs_count_every_acknowledged_request(tmp_path):
-    results = run_bench(tmp_path, "views", "exactness", "cost", "votes", "fanout", "workers")
+    results = run_bench(tmp_path, "views", "exactness", "cost", "votes", "before", "fanout", "workers")
     sections = results["sections"]
-    assert list(sections) == ["views", "workers", "votes", "cost", "exactness", "fanout"]
+    assert list(sections) == ["views", "workers", "votes", "before", "cost", "exactness", "fanout"]
     assert_load_rows(sections["views"]["rows"], {"POST /api/views/<slug>", "GET /pages/<slug>/"})
     assert all(row["vs_store_limit"] > 0 < row["store_limit_per_second"] for row in sections["views"]["rows"])
     assert sections["views"]["checks"]["exact"] is True
+    assert all(0 < row["store_writes_per_view"] <= 1 for row in sections["views"]["rows"])
+    # The site as it was before, from git, loaded alike: both sides ran and counted every request.
+    before = sections["before"]
+    assert before["available"] is True, before.get("detail")
+    assert {row["path"].rsplit(", ", 1)[1] for row in before["rows"]} == {"before", "now"}
+    assert all(ratio["now_vs_before_per_second"] > 0 for ratio in before["ratios"])
+    assert before["checks"]["exact"] is True
     # Two workers sharing Redis: their CPU summed as the site's, every beacon counted.
     workers = sections["workers"]
     assert workers["available"] is True, workers.get("detail")
@@ -84,7 +91,9 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
 
 def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
-    assert plan(["all"]) == ["store", "views", "workers", "votes", "cost", "exactness", "fanout", "profile"]
+    assert plan(["all"]) == [
+        "store", "views", "workers", "votes", "before", "cost", "exactness", "fanout", "profile",
+    ]  # fmt: skip
 
 
 def test_percentile_is_nearest_rank():
