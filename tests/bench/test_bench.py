@@ -75,9 +75,11 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
     assert_load_rows(workers["rows"], {"POST /api/views/<slug>, 2 workers"}, concurrencies=(8, 32))
     assert all(row["cpu_seconds"]["daphne (site)"] > 0 for row in workers["rows"])
     assert workers["checks"]["exact"] is True
-    site, naive = sections["exactness"]["rows"]
-    assert site["acknowledged"] == site["final_total"] == site["requests"] > 0
-    assert site["lost"] == site["doubled"] == 0
+    *sites, naive = sections["exactness"]["rows"]
+    assert [site["concurrency"] for site in sites] == [8, 32]
+    for site in sites:
+        assert site["acknowledged"] == site["final_total"] == site["requests"] > 0
+        assert site["lost"] == site["doubled"] == 0
     assert naive["final_total"] + naive["lost"] - naive["doubled"] == naive["acknowledged"]
     assert sections["cost"]["checks"]["all_200"] is True
     assert {row["samples"] for row in sections["cost"]["rows"]} == {40}
