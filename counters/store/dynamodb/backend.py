@@ -117,8 +117,12 @@ class DynamoCounterStore(CounterStore):
     # ---- unique visitors and bot views ----
 
     def add_bot_view(self, name: str) -> values.CounterState:
-        """One conditional ADD to `bot_views` on the item a view would go to, sent once."""
-        return counters.add_bot_view(self.gateway, self.shard_view, name)
+        """One conditional ADD to `bot_views` on the item a view would go to, sent once and shared."""
+
+        def write(times: int) -> values.CounterState:
+            return counters.add_bot_view(self.gateway, self.shard_view, name, times=times)
+
+        return self.increments.submit((name, "bot views"), write)
 
     def daily_salt(self, day: VisitDay, *, candidate: bytes) -> bytes:
         """The day's salt from one idempotent UpdateItem (`if_not_exists`)."""

@@ -42,7 +42,7 @@ INCREMENT_NAMES = {
 }
 # A bot's view: its own tally on the same item a view would go to, under the same condition; value,
 # version and updated_at stay as they are (nothing a person sees changed, so nothing is pushed).
-BOT_VIEW_EXPRESSION = "ADD #bots :one"
+BOT_VIEW_EXPRESSION = "ADD #bots :times"
 BOT_VIEW_NAMES = {"#pk": s.PK, "#kind": s.KIND, "#bots": s.BOT_VIEWS}
 INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
 INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
@@ -153,8 +153,8 @@ def step_of(table: Table, steps: dict[str, int], name: str) -> int:
     return step
 
 
-def add_bot_view(table: Table, view: ShardView, name: str) -> CounterState:
-    """Add one to a view counter's `bot_views` with one conditional UpdateItem; the counter's state."""
+def add_bot_view(table: Table, view: ShardView, name: str, *, times: int = 1) -> CounterState:
+    """Add `times` to a view counter's `bot_views` with one conditional UpdateItem; the counter's state."""
     shards = view.shard_count(name)
     key = s.shard_key(name, random.randrange(shards)) if shards else s.total_key(name)
     try:
@@ -164,7 +164,7 @@ def add_bot_view(table: Table, view: ShardView, name: str) -> CounterState:
             update=BOT_VIEW_EXPRESSION,
             condition=INCREMENT_CONDITION,
             names=BOT_VIEW_NAMES,
-            values={":one": {"N": "1"}, ":kind": {"S": "views"}},
+            values={":times": {"N": str(times)}, ":kind": {"S": "views"}},
             returns="ALL_NEW",
             send_once=True,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -17,12 +18,16 @@ FOLLOWERS = 9
 HELD_SECONDS = 1.5
 
 
-def first_then_followers(store, name: str) -> tuple[Future, list[Future]]:
-    """One increment held in flight, then FOLLOWERS more of the same counter while it is."""
+def first_then_followers(store, name: str, *, bots: bool = False) -> tuple[Future, list[Future]]:
+    """One view (or bot view) held in flight, then FOLLOWERS more of the same counter while it is."""
     pool = ThreadPoolExecutor(FOLLOWERS + 1)
-    first = pool.submit(store.increment, name, kind="views")
+    if bots:
+        write = functools.partial(store.add_bot_view, name)
+    else:
+        write = functools.partial(store.increment, name, kind="views")
+    first = pool.submit(write)
     time.sleep(HELD_SECONDS / 5)  # the first is in flight now
-    followers = [pool.submit(store.increment, name, kind="views") for _ in range(FOLLOWERS)]
+    followers = [pool.submit(write) for _ in range(FOLLOWERS)]
     pool.shutdown(wait=False)
     return first, followers
 
@@ -72,6 +77,19 @@ def test_a_failed_shared_write_fails_every_view_it_carried(store, fault, error, 
     assert store.get("home").value == counted
     # The next view is written on its own and counts once.
     assert store.increment("home", kind="views").value == counted + 1
+
+
+def test_bot_views_that_meet_in_flight_share_one_write(store):
+    store.define_counter(CounterDefinition(name="home", kind="views"))
+    with store_faults(store) as faults:
+        faults.arm("delay", operation="UpdateItem", times=1, seconds=HELD_SECONDS)
+        first, followers = first_then_followers(store, "home", bots=True)
+        answers = [future.result(timeout=30) for future in followers]
+    assert first.result().bot_views == 1
+    assert {state.bot_views for state in answers} == {FOLLOWERS + 1}
+    assert faults.count("UpdateItem", contains=("home",)) == 2
+    state = store.get("home")
+    assert (state.value, state.version, state.bot_views) == (0, 0, FOLLOWERS + 1)
 
 
 def test_counters_do_not_wait_for_each_other(store):
