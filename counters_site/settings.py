@@ -136,7 +136,14 @@ else:
 
 # The vote rate limit counts in this cache: shared through Redis by every worker when REDIS_URL is set.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # Sites sharing a Redis keep their vote windows apart too, under their channel layer's prefix.
+            "KEY_PREFIX": os.environ.get("COUNTERS_REDIS_PREFIX", ""),
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
