@@ -9,6 +9,7 @@ from bench.environment import BENCH_PAGE, BenchEnvironment, redis_url, site_work
 from bench.load import run_load
 from bench.scenarios.store import RawCounter
 from bench.scenarios.views import beacon_request, site_row
+from tests.support.nginx import nginx_binary
 
 WORKERS = 2
 THROUGH_NGINX = f"POST /api/views/<slug>, {WORKERS} workers behind nginx"
@@ -24,9 +25,15 @@ def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
     del results
     try:
         redis.Redis.from_url(redis_url(), socket_connect_timeout=2).ping()
+        nginx_binary()
     except (redis.RedisError, OSError) as error:
-        detail = f"not available (no Redis at {redis_url()}: {error})"
-        return {"title": TITLE, "available": False, "detail": detail}
+        return {
+            "title": TITLE,
+            "available": False,
+            "detail": f"not available (no Redis at {redis_url()}: {error})",
+        }
+    except RuntimeError as error:
+        return {"title": TITLE, "available": False, "detail": f"not available ({error})"}
     request = beacon_request(env.csrf_token())
     raw = RawCounter(env, "bench-raw-paired")
     before = env.store.get(BENCH_PAGE).value
