@@ -169,17 +169,37 @@ def redis_url() -> str:
     return os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 
 
+@dataclass
+class BehindNginx(SiteWorkers):
+    """The same workers reached through nginx (deploy/nginx.conf.template), which balances them."""
+
+    nginx: Any = None  # tests.support.nginx.Nginx
+
+    @property
+    def urls(self) -> list[str]:
+        """The one address clients use: nginx's."""
+        return [self.nginx.url]
+
+    def pids(self) -> dict[str, list[int]]:
+        """The workers' roles plus nginx (master and workers), whose CPU is not the site's."""
+        return {**super().pids(), "nginx": self.nginx.worker_pids()}
+
+
 @contextlib.contextmanager
-def site_workers(env: BenchEnvironment, count: int) -> Iterator[SiteWorkers]:
-    """Start `count` daphne workers on the bench store with Redis (REDIS_URL or the local default)."""
+def site_workers(env: BenchEnvironment, count: int) -> Iterator[tuple[SiteWorkers, BehindNginx]]:
+    """Start `count` daphne workers sharing Redis and nginx in front of them: (direct, through nginx)."""
+    from tests.support.nginx import Nginx
+
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
+    extra = {"REDIS_URL": redis_url(), "COUNTERS_REDIS_PREFIX": prefix, "COUNTERS_PROXY_COUNT": "1"}
     sites: list[Any] = []
     with tempfile.TemporaryDirectory(prefix="counters-bench-workers-") as tmp:
         try:
             for number in range(1, count + 1):
-                extra = {"REDIS_URL": redis_url(), "COUNTERS_REDIS_PREFIX": prefix}
                 sites.append(_start_site(Path(tmp), name=f"worker-{number}", **extra))
-            yield SiteWorkers(sites, env.local.pid)
+            # One nginx process: the machine's cores are for the workers and the store.
+            with Nginx([f"127.0.0.1:{site.port}" for site in sites], worker_processes=1) as nginx:
+                yield SiteWorkers(sites, env.local.pid), BehindNginx(sites, env.local.pid, nginx)
         finally:
             for site in sites:
                 site.stop()

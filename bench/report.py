@@ -26,15 +26,18 @@ COLUMNS = (
     ("site_cpu_ms_per_request", "site CPU ms / req"),
     ("now_vs_before_per_second", "now ÷ before, per s"),
     ("now_vs_before_site_cpu_ms", "now ÷ before, site CPU ms"),
-    ("cpu_seconds", "CPU s (site / store / load)"),
+    ("cpu_seconds", "CPU s (site / store / load [/ nginx])"),
 )
 CPU_ROLES = ("daphne (site)", "DynamoDB Local", "load generator + bench")
+# Shown after the others only in runs that had it.
+PROXY_ROLE = "nginx"
 
 
 def cell(key: str, value: object) -> str:
     """One table cell."""
     if key == "cpu_seconds" and isinstance(value, dict):
-        return " / ".join(str(value.get(role, "–")) for role in CPU_ROLES)
+        roles = [*CPU_ROLES, PROXY_ROLE] if PROXY_ROLE in value else CPU_ROLES
+        return " / ".join(str(value.get(role, "–")) for role in roles)
     return "–" if value is None else str(value)
 
 

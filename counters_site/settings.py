@@ -118,16 +118,17 @@ globals().update(environment_settings(os.environ))
 
 # Push: one process in memory by default; Redis when REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Workers of one site share a prefix; another site (or test) on the same Redis picks its own.
+REDIS_PREFIX = os.environ.get("COUNTERS_REDIS_PREFIX", "asgi")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # Workers of one site share a prefix; another site (or test) on the same Redis picks its own.
             "CONFIG": {
                 # redis-py 8 reads with a 5 s socket timeout by default, exactly the 5 s a channels_redis
                 # receive blocks on the server: an idle relay would time out and drop its sockets.
                 "hosts": [{"address": REDIS_URL, "socket_timeout": 10}],
-                "prefix": os.environ.get("COUNTERS_REDIS_PREFIX", "asgi"),
+                "prefix": REDIS_PREFIX,
             },
         }
     }
@@ -136,7 +137,14 @@ else:
 
 # The vote rate limit counts in this cache: shared through Redis by every worker when REDIS_URL is set.
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # Sites sharing a Redis keep their vote windows apart too.
+            "KEY_PREFIX": REDIS_PREFIX,
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

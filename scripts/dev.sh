@@ -67,6 +67,14 @@ need_redis_server() {
   fi
 }
 
+need_nginx() {
+  if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+    log "Installing nginx for the tests and benchmark behind a proxy"
+    # nginx-light has the proxy and websocket modules deploy/nginx.conf.template needs.
+    apt_install nginx-light
+  fi
+}
+
 setup() {
   need_python
   need_node_packages
@@ -90,6 +98,7 @@ case "${1:-}" in
     setup
     need_chromium
     need_redis_server
+    need_nginx
     "$PY" -m ruff check .
     "$PY" -m pytest "$@"
     ;;

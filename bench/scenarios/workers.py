@@ -1,4 +1,4 @@
-"""Counted views through two daphne workers sharing Redis: the scale-out path on one machine."""
+"""Counted views through two daphne workers sharing Redis behind nginx: the scale-out path as deployed."""
 
 from __future__ import annotations
 
@@ -9,33 +9,46 @@ from bench.environment import BENCH_PAGE, BenchEnvironment, redis_url, site_work
 from bench.load import run_load
 from bench.scenarios.store import RawCounter
 from bench.scenarios.views import beacon_request, site_row
+from tests.support.nginx import nginx_binary
 
 WORKERS = 2
-LABEL = f"POST /api/views/<slug>, {WORKERS} workers"
-TITLE = f"Counted views through {WORKERS} daphne workers sharing Redis, clients spread over them in turn"
+THROUGH_NGINX = f"POST /api/views/<slug>, {WORKERS} workers behind nginx"
+DIRECT = f"POST /api/views/<slug>, {WORKERS} workers"
+TITLE = (
+    f"Counted views through nginx balancing {WORKERS} daphne workers sharing Redis (as deployed), and"
+    " straight to the workers, clients spread over them in turn"
+)
 
 
 def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
-    """Beacons/s and p50/p99 at C = 8, 32 over the workers, vs the store limit; the count must match."""
+    """Beacons/s, p50/p99 at C = 8, 32 through nginx and direct, vs the store limit; counts must match."""
     del results
     try:
         redis.Redis.from_url(redis_url(), socket_connect_timeout=2).ping()
+        nginx_binary()
     except (redis.RedisError, OSError) as error:
-        detail = f"not available (no Redis at {redis_url()}: {error})"
-        return {"title": TITLE, "available": False, "detail": detail}
+        return {
+            "title": TITLE,
+            "available": False,
+            "detail": f"not available (no Redis at {redis_url()}: {error})",
+        }
+    except RuntimeError as error:
+        return {"title": TITLE, "available": False, "detail": f"not available ({error})"}
     request = beacon_request(env.csrf_token())
     raw = RawCounter(env, "bench-raw-paired")
     before = env.store.get(BENCH_PAGE).value
     rows, answered = [], 0
-    with site_workers(env, WORKERS) as workers:
-        warm = run_load(workers.urls, lambda i: request, concurrency=WORKERS, total=budget.warmup)
+    with site_workers(env, WORKERS) as (direct, behind_nginx):
+        warm = run_load(behind_nginx.urls, lambda i: request, concurrency=WORKERS, total=budget.warmup)
         answered += warm.ok
         for concurrency in (c for c in CONCURRENCIES if c >= WORKERS):
-            row, ok = site_row(
-                env, raw, budget, LABEL, lambda i: request, concurrency=concurrency, workers=workers
-            )
-            answered += ok
-            rows.append(row)
+            # Interleaved at each C, so both ways meet the same background load.
+            for label, workers in ((THROUGH_NGINX, behind_nginx), (DIRECT, direct)):
+                row, ok = site_row(
+                    env, raw, budget, label, lambda i: request, concurrency=concurrency, workers=workers
+                )
+                answered += ok
+                rows.append(row)
     counted = env.store.get(BENCH_PAGE).value - before
     return {
         "title": TITLE,

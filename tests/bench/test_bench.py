@@ -69,11 +69,14 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
     assert {row["path"].rsplit(", ", 1)[1] for row in before["rows"]} == {"before", "now"}
     assert all(ratio["now_vs_before_per_second"] > 0 for ratio in before["ratios"])
     assert before["checks"]["exact"] is True
-    # Two workers sharing Redis: their CPU summed as the site's, every beacon counted.
+    # Two workers sharing Redis, through nginx and direct: their CPU summed as the site's, every beacon
+    # counted; nginx's CPU apart.
     workers = sections["workers"]
     assert workers["available"] is True, workers.get("detail")
-    assert_load_rows(workers["rows"], {"POST /api/views/<slug>, 2 workers"}, concurrencies=(8, 32))
+    paths = {"POST /api/views/<slug>, 2 workers behind nginx", "POST /api/views/<slug>, 2 workers"}
+    assert_load_rows(workers["rows"], paths, concurrencies=(8, 32))
     assert all(row["cpu_seconds"]["daphne (site)"] > 0 for row in workers["rows"])
+    assert {"nginx" in row["cpu_seconds"] for row in workers["rows"]} == {True, False}
     assert workers["checks"]["exact"] is True
     *sites, naive = sections["exactness"]["rows"]
     assert [site["concurrency"] for site in sites] == [8, 32]

@@ -10,6 +10,7 @@ import pytest
 from django.core.management.utils import get_random_secret_key
 
 from tests.support.processes import PROJECT_DIR, site_environment
+from tests.support.site import REDIS_URL
 
 SHOW_SETTINGS = (
     "import json, django; django.setup(); from django.conf import settings as s; "
@@ -113,3 +114,24 @@ def test_production_refuses_to_start_the_embedded_emulator_unless_enabled(tmp_pa
     assert refused.returncode != 0
     assert "ImproperlyConfigured" in refused.stderr and "COUNTERS_EMBEDDED_DYNAMODB" in refused.stderr
     assert not (tmp_path / "dynamodb").exists(), "nothing was started or prepared"
+
+
+def test_sites_sharing_a_redis_keep_their_vote_windows_apart(tmp_path, redis_prefix):
+    """Each site's vote limit counts under its COUNTERS_REDIS_PREFIX, never another site's."""
+    one_vote = (
+        "import django; django.setup(); from limits import RateLimitItemPerHour; "
+        "from counters.web.ratelimit import SCOPE, shared_limiter; "
+        "print(shared_limiter().hit(RateLimitItemPerHour(1), SCOPE, '192.0.2.1'))"
+    )
+
+    def vote_allowed(site: str) -> str:
+        env = production_env(
+            COUNTERS_DATA_DIR=str(tmp_path),
+            REDIS_URL=REDIS_URL,
+            COUNTERS_REDIS_PREFIX=f"{redis_prefix}-{site}",
+        )
+        result = run(env, "-c", one_vote)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    assert [vote_allowed("a"), vote_allowed("a"), vote_allowed("b")] == ["True", "False", "True"]

@@ -5,16 +5,30 @@ from __future__ import annotations
 import uuid
 
 import requests
+from requests.adapters import HTTPAdapter
 
 from counters.domain.names import option_counter_name
 
 
-class HttpVoter:
-    """One browser-like voter of a real site: its own cookies (voter id, CSRF token)."""
+class SourceAddressAdapter(HTTPAdapter):
+    """Connections from one local address (any of 127/8 on Linux loopback), as another machine's."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, address: str) -> None:
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs) -> None:
+        super().init_poolmanager(*args, **kwargs, source_address=(self.address, 0))
+
+
+class HttpVoter:
+    """One browser-like voter of a real site: its own cookies (voter id, CSRF token), its own address."""
+
+    def __init__(self, base_url: str, *, source_address: str | None = None) -> None:
         self.base_url = base_url
         self.session = requests.Session()
+        if source_address is not None:
+            self.session.mount("http://", SourceAddressAdapter(source_address))
 
     def visit(self) -> HttpVoter:
         """Open the dashboard once, as a browser would: it sets the voter and CSRF cookies."""
@@ -25,9 +39,15 @@ class HttpVoter:
     def csrf_token(self) -> str:
         return self.session.cookies["csrftoken"]
 
-    def vote(self, poll: str, option: str | None, *, key: str | None = None) -> requests.Response:
+    def vote(
+        self, poll: str, option: str | None, *, key: str | None = None, headers: dict[str, str] | None = None
+    ) -> requests.Response:
         """POST a vote (or DELETE when `option` is None), with a fresh Idempotency-Key unless given."""
-        headers = {"X-CSRFToken": self.csrf_token, "Idempotency-Key": key or uuid.uuid4().hex}
+        headers = {
+            "X-CSRFToken": self.csrf_token,
+            "Idempotency-Key": key or uuid.uuid4().hex,
+            **(headers or {}),
+        }
         url = f"{self.base_url}/api/polls/{poll}/vote"
         if option is None:
             return self.session.delete(url, headers=headers, timeout=60)
