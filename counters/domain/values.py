@@ -102,13 +102,12 @@ class IdempotencyClaim:
 
 @dataclass(frozen=True)
 class StoredReply:
-    """A live idempotency record: the request it belongs to and, once saved, the reply it got."""
+    """A live idempotency record: the request it belongs to and the change it made."""
 
     fingerprint: str
     choice: str | None
     previous: str | None
     counted: bool
-    reply: dict | None
 
 
 @dataclass(frozen=True)

@@ -54,9 +54,9 @@ def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str |
     except IdempotencyRace:
         # This key was used before (or a twin request just committed it): answer with that result.
         return _replay(store, voter=voter, key=key, print_=print_, poll_id=poll_id)
-    body = _vote_reply(change)
-    store.save_reply(voter, key, body)
-    return VoteOutcome(body=body)
+    # The key's record, written by the vote's own transaction, holds the change: a replay answers from
+    # it with the totals of its time, so no reply needs saving after the vote.
+    return VoteOutcome(body=_vote_reply(change))
 
 
 def _replay(store, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
@@ -66,9 +66,6 @@ def _replay(store, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOu
         raise Conflict("This Idempotency-Key was just released; send the request again.")
     if stored.fingerprint != print_:
         raise IdempotencyKeyReused("This Idempotency-Key was already used with a different request.")
-    if stored.reply is not None:
-        return VoteOutcome(body=stored.reply, replayed=True)
-    # The change committed but its reply is not saved yet (a twin request in flight, or a crash).
     totals = selectors.poll_totals(poll_id=poll_id)
     body = vote_body(totals, choice=stored.choice, previous=stored.previous, counted=stored.counted)
     return VoteOutcome(body=body, replayed=True)

@@ -173,7 +173,3 @@ class CounterStore(ABC):
     @abstractmethod
     def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
         """The live (unexpired) idempotency record of a voter's key, or None."""
-
-    @abstractmethod
-    def save_reply(self, voter: str, key: str, reply: dict) -> None:
-        """Attach the first reply to an idempotency record; a later save leaves the first one."""

@@ -9,7 +9,6 @@ reset by 1 + shards as it does there (every item's version is bumped).
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterable
@@ -73,14 +72,13 @@ class StoredCounter:
 
 @dataclass
 class IdempotencyRecord:
-    """What a vote with an Idempotency-Key left behind; `reply` is the first saved answer, as JSON."""
+    """What a vote with an Idempotency-Key left behind: the request's hash and the change it made."""
 
     fingerprint: str
     choice: str | None
     previous: str | None
     counted: bool
     expires_at: int
-    reply: str | None = None
 
 
 class MemoryCounterStore(CounterStore):
@@ -399,17 +397,9 @@ class MemoryCounterStore(CounterStore):
                 choice=record.choice,
                 previous=record.previous,
                 counted=record.counted,
-                reply=json.loads(record.reply) if record.reply else None,
             )
 
     def _live_record(self, voter: str, key: str, now: int) -> IdempotencyRecord | None:
         """A key's record if it has not expired by `now` (the caller holds the lock)."""
         record = self._idempotency.get((voter, key))
         return record if record is not None and record.expires_at >= now else None
-
-    def save_reply(self, voter: str, key: str, reply: dict) -> None:
-        """Keep the reply as JSON (a copy, as DynamoDB keeps text) unless one is saved already."""
-        with self._lock:
-            record = self._idempotency.get((voter, key))
-            if record is not None and record.reply is None:
-                record.reply = json.dumps(reply, separators=(",", ":"))

@@ -20,6 +20,7 @@ from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import Table
+from counters.store.dynamodb.vote_memory import VoteMemory
 
 
 class DynamoCounterStore(CounterStore):
@@ -32,6 +33,8 @@ class DynamoCounterStore(CounterStore):
         # Concurrent increments of one counter share one UpdateItem (see group_commit.py).
         self.increments: GroupCommit[values.CounterState] = GroupCommit()
         self.steps: dict[str, int] = {}
+        # Guesses that let a vote go straight to its transaction (see vote_memory.py).
+        self.vote_memory = VoteMemory()
 
     @classmethod
     def from_settings(cls) -> DynamoCounterStore:
@@ -186,7 +189,13 @@ class DynamoCounterStore(CounterStore):
         """Make `option` the voter's choice (None retracts) in one transaction; retry on a race."""
         # `_vote_reads` is looked up on each call, so a test may put itself between read and write.
         return votes.cast_vote(
-            self.gateway, poll_id, voter=voter, option=option, claim=claim, reads=self._vote_reads
+            self.gateway,
+            poll_id,
+            voter=voter,
+            option=option,
+            claim=claim,
+            reads=self._vote_reads,
+            memory=self.vote_memory,
         )
 
     def _vote_reads(
@@ -210,7 +219,3 @@ class DynamoCounterStore(CounterStore):
     def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
         """The live idempotency record of a voter's key, or None."""
         return votes.stored_reply(self.gateway, voter, key, now=now)
-
-    def save_reply(self, voter: str, key: str, reply: dict) -> None:
-        """Attach the first reply to an idempotency record; a later save leaves the first one."""
-        votes.save_reply(self.gateway, voter, key, reply)

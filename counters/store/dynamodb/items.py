@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 from counters.domain import values
@@ -246,16 +245,9 @@ def is_live(item: dict[str, Any] | None, now: int) -> bool:
 
 def reply_from_item(item: dict[str, Any]) -> values.StoredReply:
     """Build a values.StoredReply from an idempotency record."""
-    reply = optional_str(item.get(s.REPLY))
     return values.StoredReply(
         fingerprint=as_str(item.get(s.FINGERPRINT)),
         choice=optional_str(item.get(s.OPTION)),
         previous=optional_str(item.get(s.PREVIOUS)),
         counted=as_bool(item.get(s.COUNTED)),
-        reply=json.loads(reply) if reply else None,
     )
-
-
-def reply_attribute(reply: dict) -> dict[str, Any]:
-    """A reply as stored on its idempotency record: compact JSON."""
-    return {"S": json.dumps(reply, separators=(",", ":"))}

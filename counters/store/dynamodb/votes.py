@@ -13,7 +13,6 @@ Items (see docs/design.md):
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
+    OutcomeUnknown,
     PollClosed,
     StoreUnavailable,
     UnknownCounter,
@@ -35,11 +35,11 @@ from counters.store.dynamodb import schema as s
 from counters.store.dynamodb.schema import optional_str
 from counters.store.dynamodb.table import (
     CONDITION_FAILED,
-    ConditionFailed,
     Table,
     TransactionCancelled,
     TransactionInProgress,
 )
+from counters.store.dynamodb.vote_memory import VoteMemory
 
 # A transaction cancelled by a concurrent click is taken again from a fresh read, with jitter.
 VOTE_ATTEMPTS = 8
@@ -56,8 +56,6 @@ IS_VOTES = "attribute_exists(#pk) AND #kind = :votes"
 ABOVE_ZERO = "attribute_exists(#pk) AND #kind = :votes AND #value >= :one"
 AT_ZERO = "attribute_exists(#pk) AND (attribute_not_exists(#value) OR #value < :one)"
 IDEM_FREE = "attribute_not_exists(#pk) OR #expires < :nowts"
-SET_REPLY = "SET #reply = :reply"
-NO_REPLY_YET = "attribute_exists(#pk) AND attribute_not_exists(#reply)"
 
 # What cast_vote reads before deciding: the poll and the voter's record (see `vote_reads`).
 VoteReads = Callable[[str, str, IdempotencyClaim | None], tuple[PollDefinition, VoterRecord]]
@@ -99,21 +97,6 @@ def stored_reply(table: Table, voter: str, key: str, *, now: int | None = None) 
     return items.reply_from_item(item)
 
 
-def save_reply(table: Table, voter: str, key: str, reply: dict) -> None:
-    """Attach the first reply to an idempotency record, so replays answer exactly that."""
-    # A concurrent replay may have saved it first; both describe the same change.
-    with contextlib.suppress(ConditionFailed):
-        # Saving is idempotent (the first reply stays): an unanswered save is plain StoreUnavailable.
-        table.update_item(
-            s.idempotency_key(voter, key),
-            update=SET_REPLY,
-            condition=NO_REPLY_YET,
-            names={"#pk": s.PK, "#reply": s.REPLY},
-            values={":reply": items.reply_attribute(reply)},
-            write=False,
-        )
-
-
 def vote_reads(
     table: Table, poll_id: str, voter: str, claim: IdempotencyClaim | None
 ) -> tuple[PollDefinition, VoterRecord]:
@@ -142,14 +125,22 @@ def cast_vote(
     option: str | None,
     claim: IdempotencyClaim | None,
     reads: VoteReads,
+    memory: VoteMemory | None = None,
 ) -> VoteChange:
     """Make `option` the voter's choice (None retracts) in one transaction; retry on a race.
 
-    `reads` takes what the decision is made from (`vote_reads` on this table).
+    `reads` takes what the decision is made from (`vote_reads` on this table). With `memory`, the first
+    attempt starts from its guess instead, with no read: the transaction's conditions check the guess,
+    and a cancelled transaction is taken again from `reads` (see vote_memory.py).
     """
     floor_hit = False
     for attempt in range(VOTE_ATTEMPTS):
-        poll, record = reads(poll_id, voter, claim)
+        found = guessed(memory, poll_id, voter, option) if attempt == 0 else None
+        if found is None:
+            found = reads(poll_id, voter, claim)
+            if memory is not None:
+                memory.read(found[0], voter, found[1])
+        poll, record = found
         if poll.closed:
             raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
         if option is not None and option not in {o.id for o in poll.options}:
@@ -161,6 +152,8 @@ def cast_vote(
         try:
             # A lost answer may hide a committed vote: never claim "nothing was changed".
             table.transact(writes, write=True)
+            if memory is not None:
+                memory.voted(change, record)
             return change
         except TransactionCancelled as exc:
             codes = dict(zip(roles, exc.codes, strict=False))
@@ -172,10 +165,30 @@ def cast_vote(
                 raise IdempotencyRace from exc
             if any(code in THROTTLED_REASONS for code in codes.values()):
                 raise StoreUnavailable("The counter store is busy; nothing was changed.") from exc
+            if attempt == 0 and memory is not None:
+                memory.forget(poll_id, voter)
         except TransactionInProgress:
             pass  # an SDK resend met its own first send still running: read again, then decide
+        except OutcomeUnknown:
+            if memory is not None:
+                memory.unsure(poll_id, voter)  # so a resend finds the key's record before writing
+            raise
         time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
     raise Conflict("Your vote changed at the same moment from elsewhere; nothing was changed. Try again.")
+
+
+def guessed(
+    memory: VoteMemory | None, poll_id: str, voter: str, option: str | None
+) -> tuple[PollDefinition, VoterRecord] | None:
+    """The memory's guess, if it would lead to a write: a refusal or "nothing changed" is only ever
+    answered from a read."""
+    found = memory.guess(poll_id, voter) if memory is not None else None
+    if found is None:
+        return None
+    poll, record = found
+    if poll.closed or record.option == option or (option and option not in {o.id for o in poll.options}):
+        return None
+    return found
 
 
 def vote_writes(
