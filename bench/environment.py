@@ -14,6 +14,8 @@ from typing import Any
 
 import requests
 
+from bench.measure import with_children
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 # Counters the scenarios write to; `welcome` and the polls come from the demo seed.
 BENCH_PAGE = "welcome"
@@ -37,11 +39,11 @@ class BenchEnvironment:
             raise RuntimeError("This run did not start the site.")
         return self.site.url
 
-    def pids(self) -> dict[str, int]:
+    def pids(self) -> dict[str, int | list[int]]:
         """Process ids to account CPU time to, by role."""
         pids = {"load generator + bench": os.getpid(), "DynamoDB Local": self.local.pid}
         if self.site is not None and self.site.process is not None:
-            pids["daphne (site)"] = self.site.process.pid
+            pids["site"] = with_children(self.site.process.pid)
         return pids
 
     def raw_client(self, *, pool: int) -> Any:
@@ -112,14 +114,16 @@ def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> I
                 site.stop()
 
 
-def _start_site(tmp: Path, *, name: str = "site", cwd: Path = PROJECT_DIR, **extra_env: str) -> Any:
-    """Serve the site (of the project at `cwd`) under daphne on a free loopback port, bench settings."""
+def _start_site(
+    tmp: Path, *, name: str = "site", cwd: Path = PROJECT_DIR, server: str = "daphne", **extra_env: str
+) -> Any:
+    """Serve the site (of the project at `cwd`) under `server` on a free loopback port, bench settings."""
     from tests.support.processes import SiteProcess, site_environment
 
     env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS}, **extra_env)
     env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     # The log lives as long as the run; a site that fails to start shows its tail in the error.
-    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd)
+    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd, server=server)
     site.migrate()
     return site.start()
 
@@ -141,7 +145,7 @@ class SiteWorkers:
         return {
             "load generator + bench": [os.getpid()],
             "DynamoDB Local": [self.store_pid],
-            "daphne (site)": [site.process.pid for site in self.sites],
+            "site": [pid for site in self.sites for pid in with_children(site.process.pid)],
         }
 
 
@@ -158,6 +162,17 @@ def site_at(env: BenchEnvironment, ref: str) -> Iterator[SiteWorkers]:
             raise RuntimeError(f"git archive {ref} failed: {archive.stderr.decode().strip()}")
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
         site = _start_site(Path(tmp), name=f"site-at-{ref}", cwd=tree)
+        try:
+            yield SiteWorkers([site], env.local.pid)
+        finally:
+            site.stop()
+
+
+@contextlib.contextmanager
+def site_under(env: BenchEnvironment, server: str) -> Iterator[SiteWorkers]:
+    """The current site served by `server` (daphne, uvicorn or granian) on the bench store, as one worker."""
+    with tempfile.TemporaryDirectory(prefix=f"counters-bench-{server}-") as tmp:
+        site = _start_site(Path(tmp), name=server, server=server)
         try:
             yield SiteWorkers([site], env.local.pid)
         finally:

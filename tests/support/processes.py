@@ -71,7 +71,7 @@ def site_environment(**overrides: str) -> dict[str, str]:
 
 
 class SiteProcess:
-    """A real site on 127.0.0.1:<port>, served by daphne (default) or `manage.py runserver`.
+    """A real site on 127.0.0.1:<port>, served by daphne (default), `manage.py runserver`, uvicorn or granian.
 
     By default the demo site of this repository; `python`, `cwd` and `application` serve another
     project (e.g. one that installed the app's wheel in a virtualenv of its own).
@@ -106,9 +106,21 @@ class SiteProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        """The command line that serves the site."""
+        """The command line that serves the site (daphne, runserver, uvicorn or granian)."""
         if self.server == "runserver":
             return [self.python, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"]
+        if self.server == "uvicorn":
+            return [
+                self.python, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(self.port),
+                "--loop", "uvloop", "--http", "httptools", "--ws", "websockets", "--no-access-log",
+                self.application,
+            ]  # fmt: skip
+        if self.server == "granian":
+            return [
+                self.python, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1",
+                "--port", str(self.port), "--workers", "1", "--loop", "uvloop", "--no-access-log",
+                self.application,
+            ]  # fmt: skip
         return [
             self.python,
             "-m",
