@@ -3,7 +3,9 @@
 Run: .venv/bin/python bench/fanout.py [--clients 1000] [--writes 600] [--writers 8]
 (prints numbers; asserts nothing). It starts a throwaway DynamoDB Local and one daphne process with
 the in-memory channel layer, connects the clients (each waits for its snapshot), then counts views
-of three pages as fast as `--writers` threads can over HTTP. Reported:
+of three pages as fast as `--writers` threads can over HTTP, once before any client connects (the
+rate counting keeps with no dashboard open) and once with all of them open. Reported:
+- the counting rate with the clients open as a share of the rate without;
 - latency from the start of the write that produced a counter's final version to each client's
   receipt of that version (p50/p95/p99 over every client x counter);
 - update frames per client per second (mean over the burst, and the most in any 1 s window);
@@ -142,6 +144,11 @@ async def run(site, store, args) -> dict:
     """Connect the clients, make the burst, print the figures and return them."""
     url = site.url.replace("http://", "ws://") + "/ws/counters/"
     pid = site.process.pid
+    # Counting with no dashboard open first: the rate the fan-out must not starve, in this same run.
+    cpu_alone = cpu_seconds(pid)
+    _, alone_first, alone_last = await asyncio.to_thread(burst, site.url, args.writes, args.writers)
+    alone_rate = args.writes / max(alone_last - alone_first, 1e-9)
+    cpu_alone = cpu_seconds(pid) - cpu_alone
     baseline = rss_kib(pid, "VmRSS")
     clients = [Client() for _ in range(args.clients)]
     stop, gate = asyncio.Event(), asyncio.Semaphore(CONNECT_AT_ONCE)
@@ -181,7 +188,12 @@ async def run(site, store, args) -> dict:
     )
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print(f"connect + snapshot of all clients: {connect_seconds:.2f}s")
-    print(f"burst: {args.writes} writes in {span:.2f}s = {args.writes / span:,.0f} writes/s")
+    print(
+        f"counting with no dashboard open: {alone_rate:,.0f} writes/s (daphne CPU {cpu_alone:.1f}s); "
+        f"with {args.clients} open: {args.writes} writes in {span:.2f}s = "
+        f"{args.writes / span:,.0f} writes/s, "
+        f"{args.writes / span / alone_rate:.0%} of that"
+    )
     if latencies:
         print(
             "write -> final state at client: "
@@ -208,6 +220,9 @@ async def run(site, store, args) -> dict:
         "converged": converged,
         "writes": args.writes,
         "writes_per_second": round(args.writes / span, 1),
+        "writes_per_second_no_dashboards": round(alone_rate, 1),
+        "counting_kept": round(args.writes / span / alone_rate, 3),
+        "cpu_seconds": {"site": round(cpu_used[0], 1), "clients + writers": round(cpu_used[1], 1)},
         "latency_ms": {p: round(percentile(latencies, p)) if latencies else None for p in (50, 95, 99)},
         "frames_per_second_mean": round(statistics.mean(rates), 2) if rates else 0,
         "frames_in_any_second_max": max(peaks) if peaks else 0,

@@ -31,18 +31,28 @@ def as_counters(pending: Pending) -> list[dict]:
 class Coalescer:
     """Used on one event loop: a quiet counter's change goes at once, then sends at least an interval apart.
 
-    A send that raises is retried with backoff, merged with whatever came meanwhile.
+    With `busy_share`, sends are also spaced so that sending takes at most that share of the time: a send
+    that took 60 ms with a share of 0.25 waits at least 180 ms before the next. A send to thousands of
+    sockets then comes less often (each still carries the newest totals), and the rest of the loop keeps
+    its share for counting. A send that raises is retried with backoff, merged with whatever came meanwhile.
     """
 
     def __init__(
-        self, send: Callable[[Pending], Awaitable[None]], *, interval: Callable[[], float], what: str
+        self,
+        send: Callable[[Pending], Awaitable[None]],
+        *,
+        interval: Callable[[], float],
+        what: str,
+        busy_share: float | None = None,
     ) -> None:
         self._send = send
         self._interval = interval
+        self._rest_per_busy = (1 - busy_share) / busy_share if busy_share else 0.0
         self._what = what
         self._pending: Pending = {}
         self._task: asyncio.Task | None = None
         self._last_sent = float("-inf")
+        self._rest = 0.0  # the least wait after the last send, for `busy_share`
 
     def add(self, updates: Iterable[Update]) -> None:
         """Merge updates (call on the loop) and make sure a sender task will pass them on."""
@@ -57,10 +67,11 @@ class Coalescer:
         failures = 0
         try:
             while self._pending:
-                wait = self._last_sent + interval * 2**failures - loop.time()
+                wait = self._last_sent + max(interval, self._rest) * 2**failures - loop.time()
                 if wait > 0:
                     await asyncio.sleep(wait)
                 pending, self._pending = self._pending, {}
+                began = loop.time()
                 try:
                     await self._send(pending)
                     failures = 0
@@ -73,6 +84,7 @@ class Coalescer:
                 # Counted from the end of a send: handing a frame to a thousand sockets takes a while,
                 # and the last socket must not get the next frame sooner than the interval.
                 self._last_sent = loop.time()
+                self._rest = (self._last_sent - began) * self._rest_per_busy
         finally:
             if self._task is asyncio.current_task():
                 self._task = None

@@ -27,6 +27,9 @@ from counters.signals import store_lost
 
 logger = logging.getLogger(__name__)
 
+# The share of this process's time that handing frames to its sockets may take: with thousands of
+# sockets, frames come less often rather than crowding out the requests that count (coalesce.py).
+FANOUT_SHARE = 0.25
 # Layers forget group members after a day (group_expiry); the relay renews its membership well before.
 RENEW_SECONDS = 600.0
 # Closed when the relay loses the layer: clients reconnect and resync from a snapshot. 4000 + the
@@ -87,7 +90,9 @@ class LocalFanout:
     async def _run(self, joined: asyncio.Future) -> None:
         layer = get_channel_layer()
         # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
-        coalescer = Coalescer(self._deliver, interval=conf.broadcast_interval, what="Live fan-out")
+        coalescer = Coalescer(
+            self._deliver, interval=conf.broadcast_interval, what="Live fan-out", busy_share=FANOUT_SHARE
+        )
         catalog = CatalogRelay(self.hand_out)
         channel = None
         try:

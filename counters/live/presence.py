@@ -26,7 +26,7 @@ from channels.layers import get_channel_layer
 from counters import conf
 from counters.live.broadcast import GROUP_NAME
 from counters.live.coalesce import Coalescer, Pending, Update
-from counters.live.fanout import fanout
+from counters.live.fanout import FANOUT_SHARE, fanout
 from counters.live.presence_store import Counts, presence_store
 
 PRESENCE_EVENT = "presence.changed"
@@ -102,7 +102,9 @@ class Presence:
             return
         self._loop = loop
         self._writer = Coalescer(self._write, interval=conf.broadcast_interval, what="Presence write")
-        self._reader = Coalescer(self._read, interval=conf.broadcast_interval, what="Presence read")
+        self._reader = Coalescer(
+            self._read, interval=conf.broadcast_interval, what="Presence read", busy_share=FANOUT_SHARE
+        )
         self._heartbeat = None
         if presence_store().expires:
             # A fresh context: the heartbeat outlives the socket that started it.
