@@ -97,7 +97,7 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
 def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
     assert plan(["all"]) == [
-        "store", "views", "workers", "votes", "before", "cost", "exactness", "fanout", "profile",
+        "store", "views", "servers", "workers", "votes", "before", "cost", "exactness", "fanout", "profile",
     ]  # fmt: skip
 
 
