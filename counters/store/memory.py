@@ -352,7 +352,7 @@ class MemoryCounterStore(CounterStore):
             voters = self._voters.setdefault(poll_id, {})
             change = values.VoteChange(poll=poll, voter=voter, choice=option, previous=voters.get(voter))
             if change.counted:
-                self._move_vote(change)
+                change = self._move_vote(change)
                 voters[voter] = option
             if claim is not None:
                 self._idempotency[(voter, claim.key)] = IdempotencyRecord(
@@ -364,7 +364,7 @@ class MemoryCounterStore(CounterStore):
                 )
             return change
 
-    def _move_vote(self, change: values.VoteChange) -> None:
+    def _move_vote(self, change: values.VoteChange) -> values.VoteChange:
         """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock)."""
         now = now_iso()
         if change.choice:
@@ -372,8 +372,10 @@ class MemoryCounterStore(CounterStore):
         if change.previous:
             old = self._counters[option_counter_name(change.poll.id, change.previous)]
             # Staff may have reset the old total: the vote still moves, the total stays at 0 untouched.
-            if old.value >= 1:
-                old.add(-1, now)
+            if old.value < 1:
+                return replace(change, lowered=False)
+            old.add(-1, now)
+        return change
 
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """The voter's option in each poll where they hold a vote."""

@@ -145,7 +145,9 @@ def cast_vote(
             raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
         if option is not None and option not in {o.id for o in poll.options}:
             raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
-        change = VoteChange(poll=poll, voter=voter, choice=option, previous=record.option)
+        change = VoteChange(
+            poll=poll, voter=voter, choice=option, previous=record.option, lowered=not floor_hit
+        )
         if not change.counted and claim is None:
             return change
         writes, roles = vote_writes(table, change, record, claim, floor_hit=floor_hit)
@@ -159,7 +161,8 @@ def cast_vote(
             codes = dict(zip(roles, exc.codes, strict=False))
             # The old total refused -1 (already 0, e.g. reset by staff): next time only check it
             # is still 0, and flip back if a vote arrived meanwhile. A stale guess costs a retry.
-            if codes.get("old") == CONDITION_FAILED:
+            # Said by a transaction whose voter record was wrong, it was about another option: ignored.
+            if codes.get("old") == CONDITION_FAILED and codes.get("voter") != CONDITION_FAILED:
                 floor_hit = not floor_hit
             if codes.get("idem") == CONDITION_FAILED:
                 raise IdempotencyRace from exc
