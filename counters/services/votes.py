@@ -57,22 +57,26 @@ def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str |
     )
     try:
         change = store.cast_vote(poll_id, voter=voter, option=option, claim=idempotency.claim(key, print_))
-    except IdempotencyRace:
+    except IdempotencyRace as race:
         # This key was used before (or a twin request just committed it): answer with that result.
-        return _replay(store, voter=voter, key=key, print_=print_, poll_id=poll_id)
+        return _replay(store, race, voter=voter, key=key, print_=print_, poll_id=poll_id)
     # The key's record, written by the vote's own transaction, holds the change: a replay answers from
     # it with the totals of its time, so no reply needs saving after the vote.
     return VoteOutcome(body=_vote_reply(store, change, before))
 
 
-def _replay(store, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
-    """The stored answer of the earlier request with this key; 409 if that was another request."""
-    stored = store.stored_reply(voter, key)
+def _replay(store, race: IdempotencyRace, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
+    """The change the earlier request with this key made, with the totals read now; 409 if that was
+    another request. The totals are read, not known: that change may be newer than what is known."""
+    stored = race.stored if race.stored is not None else store.stored_reply(voter, key)
     if stored is None:  # expired in between: rare enough to ask the client to send it again
         raise Conflict("This Idempotency-Key was just released; send the request again.")
     if stored.fingerprint != print_:
         raise IdempotencyKeyReused("This Idempotency-Key was already used with a different request.")
-    totals = selectors.poll_totals(poll_id=poll_id)
+    if race.poll is not None:
+        totals = selectors.poll_totals_from_states(race.poll, _read_totals(store, race.poll))
+    else:
+        totals = selectors.poll_totals(poll_id=poll_id)
     body = vote_body(totals, choice=stored.choice, previous=stored.previous, counted=stored.counted)
     return VoteOutcome(body=body, replayed=True)
 

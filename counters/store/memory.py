@@ -80,6 +80,12 @@ class IdempotencyRecord:
     counted: bool
     expires_at: int
 
+    def reply(self) -> values.StoredReply:
+        """The record as a replay reads it."""
+        return values.StoredReply(
+            fingerprint=self.fingerprint, choice=self.choice, previous=self.previous, counted=self.counted
+        )
+
 
 class MemoryCounterStore(CounterStore):
     """Counters, polls, votes, resets and history of one process, lost when it ends."""
@@ -343,8 +349,8 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             poll = self._poll(poll_id)
             # A key in use answers from its record even if the poll has closed since.
-            if claim is not None and self._live_record(voter, claim.key, int(time.time())):
-                raise IdempotencyRace
+            if claim is not None and (used := self._live_record(voter, claim.key, int(time.time()))):
+                raise IdempotencyRace(used.reply(), poll)
             if poll.closed:
                 raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
             if option is not None and option not in {o.id for o in poll.options}:
@@ -392,14 +398,7 @@ class MemoryCounterStore(CounterStore):
         """The key's record unless it has expired."""
         with self._lock:
             record = self._live_record(voter, key, now or int(time.time()))
-            if record is None:
-                return None
-            return values.StoredReply(
-                fingerprint=record.fingerprint,
-                choice=record.choice,
-                previous=record.previous,
-                counted=record.counted,
-            )
+            return None if record is None else record.reply()
 
     def _live_record(self, voter: str, key: str, now: int) -> IdempotencyRecord | None:
         """A key's record if it has not expired by `now` (the caller holds the lock)."""

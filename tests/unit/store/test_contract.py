@@ -470,8 +470,11 @@ def test_a_claimed_key_records_the_change_and_refuses_reuse(any_store):
     stored = any_store.stored_reply("v1", "k1")
     assert (stored.fingerprint, stored.choice, stored.previous) == ("vote-py", "py", None)
     assert stored.counted is True
-    with pytest.raises(IdempotencyRace):
+    with pytest.raises(IdempotencyRace) as race:
         any_store.cast_vote("lang", voter="v1", option="go", claim=claim())
+    # What the store read while finding out comes with the race: the record and the poll as stored.
+    assert race.value.stored in (None, stored)
+    assert race.value.poll in (None, any_store.get_poll("lang"))
     assert totals(any_store) == {"py": 1, "go": 0}
     # Keys belong to their voter: another voter's same key is another record.
     any_store.cast_vote("lang", voter="v2", option="go", claim=claim())
