@@ -60,19 +60,22 @@ def run(store, services, *, keyed: bool, label: str) -> float:
     store.retrying.transact_write_items = counted
 
     clickers: set[int] = set()
+    trips_by_kind: dict[str, list[int]] = {}
 
     def click(entry) -> str:
         voter, option = entry
         clickers.add(threading.get_ident())
         key = uuid.uuid4().hex if keyed else None
+        trips_before = len(wire.of_thread())
         try:
             if option is None:
-                services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key)
+                outcome = services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key)
             else:
-                services.vote_cast(poll_id=poll, voter=voter, option=option, idempotency_key=key)
-            return "ok"
+                outcome = services.vote_cast(poll_id=poll, voter=voter, option=option, idempotency_key=key)
         except CounterError as exc:
             return answer_for(exc).code
+        trips_by_kind.setdefault(kind_of(outcome.body), []).append(len(wire.of_thread()) - trips_before)
+        return "ok"
 
     with round_trips(store) as wire:
         started = time.perf_counter()
@@ -86,13 +89,27 @@ def run(store, services, *, keyed: bool, label: str) -> float:
     totals = {s.name: s.value for s in store.get_many(f"{poll}.{o}" for o in "abcd")}
     held = store.poll_voters(poll)
     exact = sum(totals.values()) == len(held) and all(v >= 0 for v in totals.values())
+    by_kind = ", ".join(
+        f"{kind} {sum(trips) / len(trips):.2f} (x{len(trips)})"
+        for kind, trips in sorted(trips_by_kind.items())
+    )
     print(
         f"{label}: {len(clicks)} clicks in {seconds:.2f}s = {len(clicks) / seconds:,.0f}/s; "
         f"round trips per click {waited / len(clicks):.2f} (+ read-back {read_back / len(clicks):.2f}); "
+        f"per answered click by kind: {by_kind}; "
         f"outcomes {dict(outcomes)}; transactions {sent['transactions']} (cancelled {sent['cancelled']}); "
         f"votes held {len(held)}, totals {sum(totals.values())}, exact {exact}"
     )
     return len(clicks) / seconds
+
+
+def kind_of(body: dict) -> str:
+    """What an answered click did: a first vote, a move, a retraction, or nothing."""
+    if not body["counted"]:
+        return "nothing changed"
+    if body["choice"] is None:
+        return "retraction"
+    return "move" if body["previous"] else "first vote"
 
 
 def main() -> None:
