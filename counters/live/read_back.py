@@ -12,6 +12,7 @@ and publishes itself.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Iterable
 
 from counters import conf
@@ -28,6 +29,7 @@ class ReadBack:
 
     def __init__(self, read: Read) -> None:
         self._read = read
+        self._lock = threading.Lock()  # request threads may meet a new server loop at once
         self._loop: asyncio.AbstractEventLoop | None = None
         self._coalescer: Coalescer | None = None
 
@@ -36,18 +38,23 @@ class ReadBack:
         loop = broadcast.broadcaster.loop
         if loop is None or loop.is_closed():
             return False
-        if loop is not self._loop:
-            self._loop = loop
-            self._coalescer = Coalescer(self._send, interval=conf.broadcast_interval, what="Read-back")
+        with self._lock:
+            if loop is not self._loop:
+                self._loop = loop
+                self._coalescer = Coalescer(self._send, interval=conf.broadcast_interval, what="Read-back")
+            coalescer = self._coalescer
         updates = [(key, 0, 0) for key in keys]
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is loop:
-            self._coalescer.add(updates)
-        else:
-            loop.call_soon_threadsafe(self._coalescer.add, updates)
+            coalescer.add(updates)
+            return True
+        try:
+            loop.call_soon_threadsafe(coalescer.add, updates)
+        except RuntimeError:  # the loop closed since: the caller reads and publishes itself
+            return False
         return True
 
     async def _send(self, pending: Pending) -> None:
