@@ -69,4 +69,13 @@ class OutcomeUnknown(StoreUnavailable):
 
 
 class IdempotencyRace(Exception):
-    """The store found this Idempotency-Key recorded already: answer from its record, change nothing."""
+    """The store found this Idempotency-Key recorded already: answer from its record, change nothing.
+
+    `stored` (a StoredReply) and `poll` (a PollDefinition) are given when the store read them while
+    finding out, so the answer needs no second read of them; else the caller reads `stored_reply`.
+    """
+
+    def __init__(self, stored: Any = None, poll: Any = None) -> None:
+        super().__init__("This Idempotency-Key is recorded already.")
+        self.stored = stored
+        self.poll = poll

@@ -118,6 +118,8 @@ class VoteChange:
     voter: str
     choice: str | None
     previous: str | None
+    # Whether the old option's total took its -1: not when it was at 0 already (e.g. reset by staff).
+    lowered: bool = True
 
     @property
     def counted(self) -> bool:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from counters import selectors
 from counters.domain.names import validate_slug
-from counters.domain.values import VoteChange
+from counters.domain.values import CounterState, PollDefinition, VoteChange
 from counters.exceptions import Conflict, IdempotencyKeyReused, IdempotencyRace
 from counters.live import broadcast
+from counters.live.read_back import ReadBack
 from counters.services import idempotency
 from counters.services.vote_gate import vote_slot
+from counters.services.vote_totals import Snapshot, known_totals
 from counters.store import get_store
 
 
@@ -44,41 +47,81 @@ def _vote_change(*, poll_id: str, voter: str, option: str | None, idempotency_ke
 def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str | None) -> VoteOutcome:
     """The vote's reads and writes, in this process's turn."""
     store = get_store()
+    # Taken before the transaction is sent, so it cannot hold this vote: the answer adds it once.
+    before = known_totals(store).snapshot(poll_id)
     if key is None:
-        return VoteOutcome(body=_vote_reply(store.cast_vote(poll_id, voter=voter, option=option)))
+        change = store.cast_vote(poll_id, voter=voter, option=option)
+        return VoteOutcome(body=_vote_reply(store, change, before))
     print_ = idempotency.fingerprint(
         action="retract" if option is None else "vote", poll=poll_id, option=option
     )
     try:
         change = store.cast_vote(poll_id, voter=voter, option=option, claim=idempotency.claim(key, print_))
-    except IdempotencyRace:
+    except IdempotencyRace as race:
         # This key was used before (or a twin request just committed it): answer with that result.
-        return _replay(store, voter=voter, key=key, print_=print_, poll_id=poll_id)
+        return _replay(store, race, voter=voter, key=key, print_=print_, poll_id=poll_id)
     # The key's record, written by the vote's own transaction, holds the change: a replay answers from
     # it with the totals of its time, so no reply needs saving after the vote.
-    return VoteOutcome(body=_vote_reply(change))
+    return VoteOutcome(body=_vote_reply(store, change, before))
 
 
-def _replay(store, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
-    """The stored answer of the earlier request with this key; 409 if that was another request."""
-    stored = store.stored_reply(voter, key)
+def _replay(store, race: IdempotencyRace, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
+    """The change the earlier request with this key made, with the totals read now; 409 if that was
+    another request. The totals are read, not known: that change may be newer than what is known."""
+    stored = race.stored if race.stored is not None else store.stored_reply(voter, key)
     if stored is None:  # expired in between: rare enough to ask the client to send it again
         raise Conflict("This Idempotency-Key was just released; send the request again.")
     if stored.fingerprint != print_:
         raise IdempotencyKeyReused("This Idempotency-Key was already used with a different request.")
-    totals = selectors.poll_totals(poll_id=poll_id)
+    if race.poll is not None:
+        totals = selectors.poll_totals_from_states(race.poll, _read_totals(store, race.poll))
+    else:
+        totals = selectors.poll_totals(poll_id=poll_id)
     body = vote_body(totals, choice=stored.choice, previous=stored.previous, counted=stored.counted)
     return VoteOutcome(body=body, replayed=True)
 
 
-def _vote_reply(change: VoteChange) -> dict:
-    """Read the poll's new totals once, push the moved counters, and shape the answer."""
-    states = {state.name: state for state in get_store().get_many(selectors.option_counters(change.poll))}
-    moved = [states[name] for name in change.changed_counters() if name in states]
-    if moved:
-        broadcast.publish(moved)
+def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> dict:
+    """The answer with the poll's totals after the change, and the moved counters pushed.
+
+    With recent known totals and a server loop, the totals are those plus this change (see
+    vote_totals.py) and the read for the push is left to the read-back, off the request path: the vote
+    costs its transaction alone. Otherwise (and for a change that changed nothing, which may follow a
+    resend that did) the totals are read once now.
+    """
+    states = known_totals(store).applied(change, before) if before is not None and change.counted else None
+    if states is None or not read_back.request([change.poll.id]):
+        states = _read_totals(store, change.poll)
+        moved = [states[name] for name in change.changed_counters() if name in states]
+        if moved:
+            broadcast.publish(moved)
     totals = selectors.poll_totals_from_states(change.poll, states)
     return vote_body(totals, choice=change.choice, previous=change.previous, counted=change.counted)
+
+
+def _read_totals(store, poll: PollDefinition) -> dict[str, CounterState]:
+    """One read of a poll's option totals, kept as this process's known totals."""
+    names = selectors.option_counters(poll)
+    began = time.monotonic()
+    states = store.get_many(names)
+    known_totals(store).learn(poll.id, names, states, began=began)
+    return {state.name: state for state in states}
+
+
+def _read_polls(poll_ids: list[str]) -> list[CounterState]:
+    """The read-back of polls that took votes: their option totals in one read, kept as known."""
+    store = get_store()
+    known = known_totals(store)
+    names = {poll_id: known.names(poll_id) for poll_id in poll_ids}
+    began = time.monotonic()
+    states = store.get_many([name for poll_names in names.values() for name in poll_names])
+    for poll_id, poll_names in names.items():
+        known.learn(poll_id, poll_names, states, began=began)
+    return states
+
+
+# The push of the totals a vote moved: read after the vote, once per interval for every poll voted on.
+read_back = ReadBack(_read_polls)
 
 
 def vote_body(

@@ -158,7 +158,8 @@ class CounterStore(ABC):
         """Make `option` the voter's choice (None retracts) in one atomic change of voter and totals.
 
         With a `claim`, the change also records the Idempotency-Key; IdempotencyRace if that key is
-        already recorded (the caller answers from `stored_reply`). PollClosed, InvalidInput for an
+        already recorded (with the record and the poll if it read them, else the caller answers from
+        `stored_reply`). PollClosed, InvalidInput for an
         unknown option, UnknownCounter for an unknown poll; no total ever goes below zero.
         """
 

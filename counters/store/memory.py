@@ -80,6 +80,12 @@ class IdempotencyRecord:
     counted: bool
     expires_at: int
 
+    def reply(self) -> values.StoredReply:
+        """The record as a replay reads it."""
+        return values.StoredReply(
+            fingerprint=self.fingerprint, choice=self.choice, previous=self.previous, counted=self.counted
+        )
+
 
 class MemoryCounterStore(CounterStore):
     """Counters, polls, votes, resets and history of one process, lost when it ends."""
@@ -343,8 +349,8 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             poll = self._poll(poll_id)
             # A key in use answers from its record even if the poll has closed since.
-            if claim is not None and self._live_record(voter, claim.key, int(time.time())):
-                raise IdempotencyRace
+            if claim is not None and (used := self._live_record(voter, claim.key, int(time.time()))):
+                raise IdempotencyRace(used.reply(), poll)
             if poll.closed:
                 raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
             if option is not None and option not in {o.id for o in poll.options}:
@@ -352,7 +358,7 @@ class MemoryCounterStore(CounterStore):
             voters = self._voters.setdefault(poll_id, {})
             change = values.VoteChange(poll=poll, voter=voter, choice=option, previous=voters.get(voter))
             if change.counted:
-                self._move_vote(change)
+                change = self._move_vote(change)
                 voters[voter] = option
             if claim is not None:
                 self._idempotency[(voter, claim.key)] = IdempotencyRecord(
@@ -364,7 +370,7 @@ class MemoryCounterStore(CounterStore):
                 )
             return change
 
-    def _move_vote(self, change: values.VoteChange) -> None:
+    def _move_vote(self, change: values.VoteChange) -> values.VoteChange:
         """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock)."""
         now = now_iso()
         if change.choice:
@@ -372,8 +378,10 @@ class MemoryCounterStore(CounterStore):
         if change.previous:
             old = self._counters[option_counter_name(change.poll.id, change.previous)]
             # Staff may have reset the old total: the vote still moves, the total stays at 0 untouched.
-            if old.value >= 1:
-                old.add(-1, now)
+            if old.value < 1:
+                return replace(change, lowered=False)
+            old.add(-1, now)
+        return change
 
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """The voter's option in each poll where they hold a vote."""
@@ -390,14 +398,7 @@ class MemoryCounterStore(CounterStore):
         """The key's record unless it has expired."""
         with self._lock:
             record = self._live_record(voter, key, now or int(time.time()))
-            if record is None:
-                return None
-            return values.StoredReply(
-                fingerprint=record.fingerprint,
-                choice=record.choice,
-                previous=record.previous,
-                counted=record.counted,
-            )
+            return None if record is None else record.reply()
 
     def _live_record(self, voter: str, key: str, now: int) -> IdempotencyRecord | None:
         """A key's record if it has not expired by `now` (the caller holds the lock)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import uuid
@@ -11,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
+from tests.support.live import receive_until, site_socket
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 from tests.support.voting import HttpVoter, assert_poll_consistent, poll_tally, voter_id
@@ -120,3 +122,35 @@ def test_one_key_sent_ten_times_at_once_counts_once(demo_store, dynamodb_local, 
     ]
     assert poll_tally(demo_store, POLL) == {"python": 0, "go": 0, "rust": 1, "typescript": 0}
     assert demo_store.get(f"{POLL}.rust").version == 1
+
+
+@pytest.mark.processes
+def test_answers_hold_their_own_vote_and_the_push_ends_on_the_stored_totals(
+    demo_store, dynamodb_local, tmp_path
+):
+    options = [option.id for option in demo_store.get_poll(POLL).options]
+    names = {f"{POLL}.{option}": option for option in options}
+    env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_VOTE_RATE="0")
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, site_socket(site.url) as socket:
+        assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+        with ThreadPoolExecutor(8) as pool:
+            voters = list(pool.map(lambda _: HttpVoter(site.url).visit(), range(VOTERS)))
+            # Answers come from the totals the site read lately plus the vote itself (one round trip).
+            clicks = [(voter, options[i % len(options)]) for i, voter in enumerate(voters)]
+            moves = [(voter, options[(i + 1) % len(options)]) for i, voter in enumerate(voters) if i % 2 == 0]
+            answers = list(pool.map(lambda click: click[0].vote(POLL, click[1]), clicks))
+            answers += list(pool.map(lambda click: click[0].vote(POLL, click[1]), moves))
+        assert [answer.status_code for answer in answers] == [200] * len(answers)
+        for answer in answers:
+            body = answer.json()
+            shown = {option["id"]: option["votes"] for option in body["poll"]["options"]}
+            assert body["counted"] is True and shown[body["choice"]] >= 1, body  # its own vote is there
+            assert min(shown.values()) >= 0
+        stored = {names[state.name]: (state.value, state.version) for state in demo_store.get_many(names)}
+        # The read-back after the last votes pushes the stored totals, exactly.
+        frames = receive_until(
+            socket, lambda known: all(known.get(f"{POLL}.{o}") == stored[o] for o in options if stored[o][1])
+        )
+        assert sum(value for value, _ in stored.values()) == VOTERS
+        assert "Traceback" not in site.log_text()
+        print(f"\n{len(answers)} votes, {len(frames)} frames pushed, totals {stored}")

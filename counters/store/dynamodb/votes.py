@@ -7,7 +7,7 @@ Items (see docs/design.md):
 - option totals `PK=C#<poll>.<option>`, `SK=TOTAL`: +1 on the new option, -1 on the old one, the
   decrement guarded by `value >= 1` so no total ever goes below zero.
 - idempotency record `PK=IDEM#<voter>#<key>`, `SK=IDEM`: put in the same transaction (absent or
-  expired), holding the request's fingerprint and the change; the reply is added right after.
+  expired), holding the request's fingerprint and the change, from which a replay is answered.
   Keys are scoped per voter, so two clients picking the same key never collide.
 """
 
@@ -107,11 +107,12 @@ def vote_reads(
     found = {item[s.PK]["S"]: item for item in table.batch_get(keys)}
     if s.POLL_REGISTRY_PK not in found:
         raise UnknownCounter(f"There is no poll named {poll_id!r}.")
+    poll = items.poll_from_item(found[s.POLL_REGISTRY_PK])
     idem = found.get(s.idempotency_key(voter, claim.key)[s.PK]["S"]) if claim else None
     if idem is not None and items.is_live(idem, int(time.time())):
-        raise IdempotencyRace  # the key was used already: the caller answers from its record
-    record = items.voter_record_from_item(found.get(s.poll_pk(poll_id)))
-    return items.poll_from_item(found[s.POLL_REGISTRY_PK]), record
+        # The key was used already: the caller answers from its record, read here already.
+        raise IdempotencyRace(items.reply_from_item(idem), poll)
+    return poll, items.voter_record_from_item(found.get(s.poll_pk(poll_id)))
 
 
 # ---- the vote transaction ----
@@ -145,7 +146,9 @@ def cast_vote(
             raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
         if option is not None and option not in {o.id for o in poll.options}:
             raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
-        change = VoteChange(poll=poll, voter=voter, choice=option, previous=record.option)
+        change = VoteChange(
+            poll=poll, voter=voter, choice=option, previous=record.option, lowered=not floor_hit
+        )
         if not change.counted and claim is None:
             return change
         writes, roles = vote_writes(table, change, record, claim, floor_hit=floor_hit)
@@ -159,7 +162,8 @@ def cast_vote(
             codes = dict(zip(roles, exc.codes, strict=False))
             # The old total refused -1 (already 0, e.g. reset by staff): next time only check it
             # is still 0, and flip back if a vote arrived meanwhile. A stale guess costs a retry.
-            if codes.get("old") == CONDITION_FAILED:
+            # Said by a transaction whose voter record was wrong, it was about another option: ignored.
+            if codes.get("old") == CONDITION_FAILED and codes.get("voter") != CONDITION_FAILED:
                 floor_hit = not floor_hit
             if codes.get("idem") == CONDITION_FAILED:
                 raise IdempotencyRace from exc

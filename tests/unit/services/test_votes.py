@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from counters import services
-from counters.exceptions import Conflict, IdempotencyKeyReused, InvalidInput, PollClosed, UnknownCounter
+from counters.exceptions import (
+    Conflict,
+    IdempotencyKeyReused,
+    IdempotencyRace,
+    InvalidInput,
+    PollClosed,
+    UnknownCounter,
+)
 from counters.services import idempotency
 
 
@@ -83,6 +90,11 @@ def test_a_key_whose_answer_was_never_saved_answers_from_the_current_totals(memo
 
 def test_a_key_released_between_the_race_and_the_replay_asks_for_a_resend(memory_demo_store, monkeypatch):
     services.vote_cast(poll_id="language", voter="v1", option="go", idempotency_key="click-1")
+
+    def refused_for_the_key(*args, **kwargs):
+        raise IdempotencyRace  # as a cancelled transaction says it: without the record
+
+    monkeypatch.setattr(type(memory_demo_store), "cast_vote", refused_for_the_key)
     monkeypatch.setattr(type(memory_demo_store), "stored_reply", lambda *args, **kwargs: None)
     with pytest.raises(Conflict, match="send the request again"):
         services.vote_cast(poll_id="language", voter="v1", option="go", idempotency_key="click-1")

@@ -415,7 +415,7 @@ def test_another_option_moves_the_vote(any_store):
     any_store.create_poll(lang_poll())
     any_store.cast_vote("lang", voter="v1", option="py")
     change = any_store.cast_vote("lang", voter="v1", option="go")
-    assert (change.choice, change.previous) == ("go", "py")
+    assert (change.choice, change.previous, change.lowered) == ("go", "py", True)
     assert change.changed_counters() == ["lang.py", "lang.go"]
     assert totals(any_store) == {"py": 0, "go": 1}
     assert any_store.voter_choices("v1", ["lang"]) == {"lang": "go"}
@@ -457,9 +457,10 @@ def test_a_vote_moved_away_from_a_reset_option_leaves_it_at_zero(any_store):
     any_store.create_poll(lang_poll())
     any_store.cast_vote("lang", voter="v1", option="py")
     any_store.reset("lang.py", expected_version=1, actor="staff", reason="test")
-    any_store.cast_vote("lang", voter="v1", option="go")
+    # The change says the old total kept its 0, so an answer built from it shows 0 unchanged.
+    assert any_store.cast_vote("lang", voter="v1", option="go").lowered is False
     assert totals(any_store) == {"py": 0, "go": 1}
-    any_store.cast_vote("lang", voter="v1", option=None)
+    assert any_store.cast_vote("lang", voter="v1", option=None).lowered is True
     assert totals(any_store) == {"py": 0, "go": 0}
 
 
@@ -469,8 +470,11 @@ def test_a_claimed_key_records_the_change_and_refuses_reuse(any_store):
     stored = any_store.stored_reply("v1", "k1")
     assert (stored.fingerprint, stored.choice, stored.previous) == ("vote-py", "py", None)
     assert stored.counted is True
-    with pytest.raises(IdempotencyRace):
+    with pytest.raises(IdempotencyRace) as race:
         any_store.cast_vote("lang", voter="v1", option="go", claim=claim())
+    # What the store read while finding out comes with the race: the record and the poll as stored.
+    assert race.value.stored in (None, stored)
+    assert race.value.poll in (None, any_store.get_poll("lang"))
     assert totals(any_store) == {"py": 1, "go": 0}
     # Keys belong to their voter: another voter's same key is another record.
     any_store.cast_vote("lang", voter="v2", option="go", claim=claim())
