@@ -1,4 +1,4 @@
-"""`python -m bench all|store|views|workers|votes|before|cost|exactness|fanout|profile [--quick]`."""
+"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|profile [--quick]`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,18 @@ from bench.budget import FULL, QUICK
 from bench.measure import load_average
 
 # Scenarios in run order. Each site figure carries its own baseline measured next to it.
-SCENARIOS = ("store", "views", "workers", "votes", "before", "cost", "exactness", "fanout", "profile")
+SCENARIOS = (
+    "store",
+    "views",
+    "servers",
+    "workers",
+    "votes",
+    "before",
+    "cost",
+    "exactness",
+    "fanout",
+    "profile",
+)
 
 
 def machine() -> str:

@@ -41,7 +41,7 @@ class BenchEnvironment:
         """Process ids to account CPU time to, by role."""
         pids = {"load generator + bench": os.getpid(), "DynamoDB Local": self.local.pid}
         if self.site is not None and self.site.process is not None:
-            pids["daphne (site)"] = self.site.process.pid
+            pids["site"] = self.site.process.pid
         return pids
 
     def raw_client(self, *, pool: int) -> Any:
@@ -112,14 +112,25 @@ def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> I
                 site.stop()
 
 
-def _start_site(tmp: Path, *, name: str = "site", cwd: Path = PROJECT_DIR, **extra_env: str) -> Any:
-    """Serve the site (of the project at `cwd`) under daphne on a free loopback port, bench settings."""
+def _start_site(
+    tmp: Path,
+    *,
+    name: str = "site",
+    cwd: Path = PROJECT_DIR,
+    server: str = "daphne",
+    quiet: bool = False,
+    **extra_env: str,
+) -> Any:
+    """Serve the site (of the project at `cwd`) under `server` on a free loopback port, bench settings.
+
+    `quiet`: no access log, as the deployment guide runs workers.
+    """
     from tests.support.processes import SiteProcess, site_environment
 
     env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS}, **extra_env)
     env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     # The log lives as long as the run; a site that fails to start shows its tail in the error.
-    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd)
+    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd, server=server, quiet=quiet)
     site.migrate()
     return site.start()
 
@@ -141,7 +152,7 @@ class SiteWorkers:
         return {
             "load generator + bench": [os.getpid()],
             "DynamoDB Local": [self.store_pid],
-            "daphne (site)": [site.process.pid for site in self.sites],
+            "site": [pid for site in self.sites for pid in site.pids()],
         }
 
 
@@ -162,6 +173,20 @@ def site_at(env: BenchEnvironment, ref: str) -> Iterator[SiteWorkers]:
             yield SiteWorkers([site], env.local.pid)
         finally:
             site.stop()
+
+
+@contextlib.contextmanager
+def site_servers(env: BenchEnvironment, servers: list[str]) -> Iterator[dict[str, SiteWorkers]]:
+    """The site under each of `servers` at once, one process each, on the bench store, as deployed."""
+    sites: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="counters-bench-servers-") as tmp:
+        try:
+            for server in servers:
+                sites[server] = _start_site(Path(tmp), name=server, server=server, quiet=True)
+            yield {server: SiteWorkers([site], env.local.pid) for server, site in sites.items()}
+        finally:
+            for site in sites.values():
+                site.stop()
 
 
 def redis_url() -> str:

@@ -72,5 +72,5 @@ def load_average() -> list[float]:
 
 def site_cpu_ms(row: dict, summary: dict) -> float | None:
     """The site's CPU milliseconds per request in a run: the figure shared-machine noise moves least."""
-    seconds = row.get("cpu_seconds", {}).get("daphne (site)")
+    seconds = row.get("cpu_seconds", {}).get("site")
     return round(seconds * 1000 / summary["requests"], 2) if seconds and summary["requests"] else None

@@ -28,7 +28,7 @@ COLUMNS = (
     ("now_vs_before_site_cpu_ms", "now ÷ before, site CPU ms"),
     ("cpu_seconds", "CPU s (site / store / load [/ nginx])"),
 )
-CPU_ROLES = ("daphne (site)", "DynamoDB Local", "load generator + bench")
+CPU_ROLES = ("site", "DynamoDB Local", "load generator + bench")
 # Shown after the others only in runs that had it.
 PROXY_ROLE = "nginx"
 

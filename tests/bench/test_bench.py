@@ -75,7 +75,7 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
     assert workers["available"] is True, workers.get("detail")
     paths = {"POST /api/views/<slug>, 2 workers behind nginx", "POST /api/views/<slug>, 2 workers"}
     assert_load_rows(workers["rows"], paths, concurrencies=(8, 32))
-    assert all(row["cpu_seconds"]["daphne (site)"] > 0 for row in workers["rows"])
+    assert all(row["cpu_seconds"]["site"] > 0 for row in workers["rows"])
     assert {"nginx" in row["cpu_seconds"] for row in workers["rows"]} == {True, False}
     assert workers["checks"]["exact"] is True
     *sites, naive = sections["exactness"]["rows"]
