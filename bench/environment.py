@@ -14,8 +14,6 @@ from typing import Any
 
 import requests
 
-from bench.measure import with_children
-
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 # Counters the scenarios write to; `welcome` and the polls come from the demo seed.
 BENCH_PAGE = "welcome"
@@ -39,11 +37,11 @@ class BenchEnvironment:
             raise RuntimeError("This run did not start the site.")
         return self.site.url
 
-    def pids(self) -> dict[str, int | list[int]]:
+    def pids(self) -> dict[str, int]:
         """Process ids to account CPU time to, by role."""
         pids = {"load generator + bench": os.getpid(), "DynamoDB Local": self.local.pid}
         if self.site is not None and self.site.process is not None:
-            pids["site"] = with_children(self.site.process.pid)
+            pids["site"] = self.site.process.pid
         return pids
 
     def raw_client(self, *, pool: int) -> Any:
@@ -115,15 +113,24 @@ def bench_environment(*, with_site: bool, results_dir: Path, run_name: str) -> I
 
 
 def _start_site(
-    tmp: Path, *, name: str = "site", cwd: Path = PROJECT_DIR, server: str = "daphne", **extra_env: str
+    tmp: Path,
+    *,
+    name: str = "site",
+    cwd: Path = PROJECT_DIR,
+    server: str = "daphne",
+    quiet: bool = False,
+    **extra_env: str,
 ) -> Any:
-    """Serve the site (of the project at `cwd`) under `server` on a free loopback port, bench settings."""
+    """Serve the site (of the project at `cwd`) under `server` on a free loopback port, bench settings.
+
+    `quiet`: no access log, as the deployment guide runs workers.
+    """
     from tests.support.processes import SiteProcess, site_environment
 
     env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS}, **extra_env)
     env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     # The log lives as long as the run; a site that fails to start shows its tail in the error.
-    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd, server=server)
+    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd, server=server, quiet=quiet)
     site.migrate()
     return site.start()
 
@@ -145,7 +152,7 @@ class SiteWorkers:
         return {
             "load generator + bench": [os.getpid()],
             "DynamoDB Local": [self.store_pid],
-            "site": [pid for site in self.sites for pid in with_children(site.process.pid)],
+            "site": [pid for site in self.sites for pid in site.pids()],
         }
 
 
@@ -169,14 +176,17 @@ def site_at(env: BenchEnvironment, ref: str) -> Iterator[SiteWorkers]:
 
 
 @contextlib.contextmanager
-def site_under(env: BenchEnvironment, server: str) -> Iterator[SiteWorkers]:
-    """The current site served by `server` (daphne, uvicorn or granian) on the bench store, as one worker."""
-    with tempfile.TemporaryDirectory(prefix=f"counters-bench-{server}-") as tmp:
-        site = _start_site(Path(tmp), name=server, server=server)
+def site_servers(env: BenchEnvironment, servers: list[str]) -> Iterator[dict[str, SiteWorkers]]:
+    """The site under each of `servers` at once, one process each, on the bench store, as deployed."""
+    sites: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="counters-bench-servers-") as tmp:
         try:
-            yield SiteWorkers([site], env.local.pid)
+            for server in servers:
+                sites[server] = _start_site(Path(tmp), name=server, server=server, quiet=True)
+            yield {server: SiteWorkers([site], env.local.pid) for server, site in sites.items()}
         finally:
-            site.stop()
+            for site in sites.values():
+                site.stop()
 
 
 def redis_url() -> str:

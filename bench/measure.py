@@ -52,23 +52,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def with_children(pid: int) -> list[int]:
-    """The process and its direct children: a server that serves from a worker process of its own
-    (granian) spends its CPU there."""
-    return [pid, *children(pid)]
-
-
-def children(pid: int) -> list[int]:
-    """The process's direct children (from every thread's list)."""
-    found: list[int] = []
-    for listing in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            found += [int(child) for child in listing.read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
 @contextmanager
 def cpu_share(pids: Mapping[str, int | Sequence[int]], into: dict) -> Iterator[None]:
     """Record how many CPU seconds each role (one process, or several summed) used during the block."""

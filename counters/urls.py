@@ -11,6 +11,8 @@ app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
 
 urlpatterns = [
+    # First: the beacon is the busiest route, and Django tries the patterns in order.
+    path("api/views/<str:slug>", api.view_beacon, name="api-view"),
     path("", pages.dashboard, name="dashboard"),
     # The dashboard counts its own views at `/`; its counter has no demo page of its own.
     path(f"pages/{DASHBOARD_COUNTER}/", TO_DASHBOARD),
@@ -19,7 +21,6 @@ urlpatterns = [
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),
-    path("api/views/<str:slug>", api.view_beacon, name="api-view"),
     path("api/polls", api.poll_list, name="api-polls"),
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),

@@ -2,10 +2,12 @@
 
 import os
 
-from django.core.asgi import get_asgi_application
+from counters.web.asgi_handler import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "counters_site.settings")
-# Django must be set up before anything imports models or routing.
+
+# Django must be set up before anything imports models or routing. Its handler runs each request's
+# middleware and view in one thread hop (see the module).
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
@@ -13,14 +15,12 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from counters.live.broadcast import BroadcastLoopMiddleware  # noqa: E402
 from counters.routing import websocket_urlpatterns  # noqa: E402
-from counters.web.request_threads import ReusedRequestThreads  # noqa: E402
 
-# Each request's sync work runs on a reused thread, not a new one per request (see the module).
 # The outer middleware hands the server's event loop to the broadcaster, which sends from it.
 application = BroadcastLoopMiddleware(
     ProtocolTypeRouter(
         {
-            "http": ReusedRequestThreads(django_asgi_app),
+            "http": django_asgi_app,
             "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
         }
     )

@@ -55,8 +55,6 @@ MIDDLEWARE = [
     "counters.web.voters.VoterMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Keep last: makes the chain above run in one thread instead of hopping per middleware (see module).
-    "counters.web.middleware.SyncMiddlewareChain",
 ]
 
 ROOT_URLCONF = "counters_site.urls"

@@ -87,7 +87,7 @@ def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
         return {"title": title, "available": False, "detail": "py-spy is not installed"}
     env.results_dir.mkdir(parents=True, exist_ok=True)
     output = env.results_dir / f"{env.run_name}-profile-stacks.txt"
-    pid = env.site.process.pid
+    pid = env.pids()["site"]
     seconds = max(1, int(budget.profile_seconds))
     command = [spy, "record", "-p", str(pid), "-d", str(seconds), "-r", str(SAMPLE_RATE)]
     # Only samples holding the GIL: the Python CPU time the site spends, not threads waiting on I/O.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from counters.domain.names import option_counter_name
 
@@ -43,7 +43,8 @@ class CounterState:
 
     def as_dict(self) -> dict:
         """Serialise for JSON answers and websocket frames; the view-only numbers only for view counters."""
-        data = asdict(self)
+        # A shallow copy: every field is a plain value, and asdict's deep copy showed in the beacon's profile.
+        data = dict(vars(self))
         del data["badge_counts"]
         if self.kind != "views" or self.visitors_today is None:
             del data["visitors_today"]

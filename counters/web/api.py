@@ -7,6 +7,7 @@ from django.http import HttpRequest, JsonResponse
 from counters import selectors, services
 from counters.web.json_api import json_api
 from counters.web.visitors import client_of
+from counters.web.voters import no_voter_cookie
 
 
 @json_api("GET")
@@ -35,6 +36,7 @@ def counter_history(request: HttpRequest, name: str) -> JsonResponse:
     )
 
 
+@no_voter_cookie
 @json_api("POST")
 def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
     """`POST /api/views/<slug>`: count one view of a registered page."""

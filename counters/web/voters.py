@@ -45,14 +45,29 @@ def remember_voter(request: HttpRequest, response: HttpResponse) -> HttpResponse
     return response
 
 
+def no_voter_cookie(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark a view that has no use for the voter (a view beacon): it mints no cookie and reads no user."""
+    view.counters_no_voter = True  # type: ignore[attr-defined]
+    return view
+
+
 class VoterMiddleware:
     """Give every visitor a signed anonymous voter cookie on first visit."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
+    def process_view(self, request: HttpRequest, view: Callable, args: tuple, kwargs: dict) -> None:
+        """Note a view marked `no_voter_cookie`, so the answer skips the voter."""
+        if getattr(view, "counters_no_voter", False):
+            request._counters_no_voter = True
+
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if getattr(request, "_counters_no_voter", False):
+            # Why: a beacon is sent by a page that has set the cookie already, or by a cached or foreign
+            # page that never votes; asking who the user is would load the session on every view counted.
+            return response
         # Only anonymous visitors need the cookie; static files pass through untouched.
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:

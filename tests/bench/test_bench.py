@@ -94,6 +94,16 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
     assert results["exact"] is True
 
 
+@pytest.mark.processes
+def test_servers_run_the_same_site_side_by_side_and_count_every_beacon(tmp_path):
+    section = run_bench(tmp_path, "servers")["sections"]["servers"]
+    # The project pins all three; each served beacons at every C next to its own store baseline.
+    assert section["servers"] == ["daphne", "uvicorn", "granian"] and section["missing"] == []
+    assert_load_rows(section["rows"], {f"POST /api/views/<slug>, {server}" for server in section["servers"]})
+    assert all(row["vs_store_limit"] > 0 and row["site_cpu_ms_per_request"] > 0 for row in section["rows"])
+    assert section["checks"]["exact"] is True and section["checks"]["counted"] > 0
+
+
 def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
     assert plan(["all"]) == [

@@ -1,4 +1,4 @@
-"""Start and stop real site processes (daphne or runserver) on free loopback ports for tests."""
+"""Start and stop real site processes (daphne, uvicorn, granian, runserver) on free loopback ports."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def site_environment(**overrides: str) -> dict[str, str]:
 
 
 class SiteProcess:
-    """A real site on 127.0.0.1:<port>, served by daphne (default), `manage.py runserver`, uvicorn or granian.
+    """A real site on 127.0.0.1:<port>, served by daphne (default), uvicorn, granian or `runserver`.
 
     By default the demo site of this repository; `python`, `cwd` and `application` serve another
     project (e.g. one that installed the app's wheel in a virtualenv of its own).
@@ -83,6 +83,7 @@ class SiteProcess:
         env: Mapping[str, str],
         log_path: Path,
         server: str = "daphne",
+        quiet: bool = False,
         port: int | None = None,
         python: str = sys.executable,
         cwd: Path = PROJECT_DIR,
@@ -92,6 +93,7 @@ class SiteProcess:
         self.env = dict(env)
         self.log_path = log_path
         self.server = server
+        self.quiet = quiet
         self.port = port or free_port()
         self.python = python
         self.cwd = cwd
@@ -106,31 +108,37 @@ class SiteProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        """The command line that serves the site (daphne, runserver, uvicorn or granian)."""
+        """The command line that serves the site (without an access log when `quiet`, as deployed)."""
         if self.server == "runserver":
             return [self.python, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload"]
+        host, port = "127.0.0.1", str(self.port)
         if self.server == "uvicorn":
-            return [
-                self.python, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(self.port),
-                "--loop", "uvloop", "--http", "httptools", "--ws", "websockets", "--no-access-log",
-                self.application,
-            ]  # fmt: skip
+            # Channels routes no `lifespan` scope; uvicorn[standard] picks uvloop, httptools, websockets.
+            quiet = ["--no-access-log"] if self.quiet else []
+            options = ["--host", host, "--port", port, "--lifespan", "off", *quiet]
+            return [self.python, "-m", "uvicorn", *options, self.application]
         if self.server == "granian":
-            return [
-                self.python, "-m", "granian", "--interface", "asgi", "--host", "127.0.0.1",
-                "--port", str(self.port), "--workers", "1", "--loop", "uvloop", "--no-access-log",
-                self.application,
-            ]  # fmt: skip
-        return [
-            self.python,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(self.port),
-            self.application,
-        ]
+            # `asginl`: ASGI without lifespan, which Channels does not route; one worker process.
+            loud = [] if self.quiet else ["--access-log"]
+            options = ["--interface", "asginl", "--host", host, "--port", port, "--workers", "1", *loud]
+            return [self.python, "-m", "granian", *options, self.application]
+        quiet = ["-v", "0"] if self.quiet else []
+        return [self.python, "-m", "daphne", "-b", host, "-p", port, *quiet, self.application]
+
+    def pids(self) -> list[int]:
+        """The server's process and every process it started (a server may serve from child workers)."""
+        if self.process is None:
+            return []
+        found, queue = [], [self.process.pid]
+        while queue:
+            pid = queue.pop()
+            found.append(pid)
+            for task in Path(f"/proc/{pid}/task").glob("*/children"):
+                try:
+                    queue.extend(int(child) for child in task.read_text().split())
+                except OSError:
+                    continue
+        return found
 
     def migrate(self) -> None:
         """Create the SQLite schema the site's sessions and admin need."""
