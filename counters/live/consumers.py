@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -12,6 +13,7 @@ from counters.exceptions import InvalidInput, StoreUnavailable
 from counters.live.fanout import CLOSE_TRY_AGAIN, fanout
 from counters.live.presence import presence
 from counters.live.snapshots import snapshots
+from counters.live.wire import DirectWriter, OutgoingText, direct_writer
 
 logger = logging.getLogger(__name__)
 
@@ -94,16 +96,26 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         """Ignore whatever the client sends: this socket only pushes."""
 
-    async def send_update(self, text: str) -> None:
-        """Send one update frame (serialised once for every socket of the process)."""
-        await self._send_frame(text, is_presence=False)
+    async def send_update(self, text: str) -> bool:
+        """Send one update frame; whether it went out as the bytes encoded once for every socket."""
+        return await self._send_frame(text, is_presence=False)
 
-    async def send_presence(self, text: str) -> None:
-        """Send one viewing-now frame (serialised once for every socket of the process)."""
-        await self._send_frame(text, is_presence=True)
+    async def send_presence(self, text: str) -> bool:
+        """Send one viewing-now frame; whether it went out as the bytes encoded once for every socket."""
+        return await self._send_frame(text, is_presence=True)
 
-    async def _send_frame(self, text: str, *, is_presence: bool) -> None:
+    async def _send_frame(self, text: str, *, is_presence: bool) -> bool:
         if self.held is not None:
             self.held.append((is_presence, text))
-            return
+            return False
+        # The snapshot is out (held is None), so the handshake is done and the socket's kind is known.
+        writer = self.direct_writer
+        if isinstance(text, OutgoingText) and writer is not None and writer.write(text.frame):
+            return True
         await self.send(text_data=text)
+        return False
+
+    @cached_property
+    def direct_writer(self) -> DirectWriter | None:
+        """daphne's socket under this consumer, for frames encoded once; None under other servers."""
+        return direct_writer(self.base_send)

@@ -23,6 +23,7 @@ from counters import conf
 from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
 from counters.live.catalog import CATALOG_EVENT, CatalogRelay
 from counters.live.coalesce import Coalescer, Pending, as_counters
+from counters.live.wire import OutgoingText
 from counters.signals import store_lost
 
 logger = logging.getLogger(__name__)
@@ -43,9 +44,9 @@ CLOSE_TRY_AGAIN = 4013
 class LiveSocket(Protocol):
     """What the relay needs from a dashboard consumer."""
 
-    async def send_update(self, text: str) -> None: ...
+    async def send_update(self, text: str) -> bool | None: ...
 
-    async def send_presence(self, text: str) -> None: ...
+    async def send_presence(self, text: str) -> bool | None: ...
 
     async def close(self, code: int | bool | None = None) -> None: ...
 
@@ -133,14 +134,18 @@ class LocalFanout:
         """Hand one update frame to every socket."""
         await self.hand_out(update_frame(pending))
 
-    async def hand_out(self, text: str, *, presence: bool = False) -> None:
-        """Hand one frame (totals or viewing-now counts) to every socket; one failing stops no other."""
+    async def hand_out(self, text: str, *, presence: bool = False) -> int:
+        """Hand one frame (totals or viewing-now counts) to every socket, one failing stopping no other."""
+        # Encoded once on first use and written as is to every socket that can take it (wire.py); the
+        # count of those is returned, so a bench or test can tell the fast path was taken.
+        frame, direct = OutgoingText(text), 0
         for socket in list(self._sockets):
             try:
-                await (socket.send_presence(text) if presence else socket.send_update(text))
+                direct += bool(await (socket.send_presence(frame) if presence else socket.send_update(frame)))
             except Exception:
                 logger.warning("Dropping a dashboard socket that failed to send", exc_info=True)
                 self._sockets.discard(socket)
+        return direct
 
     def close_all_soon(self, code: int) -> None:
         """Close every socket with `code`, from any thread (the closing runs on the sockets' loop)."""

@@ -1,0 +1,70 @@
+"""The site's ASGI application plus one benchmark endpoint that hands frames out on the server's loop.
+
+`POST /bench/hand-out?frames=K&size=S&path=direct|send` hands K update frames of about S bytes to
+every dashboard socket of this process, through `LocalFanout.hand_out` (`direct`: each frame encoded
+once and written to every socket that can take it) or through each consumer's channels `send`, as
+every frame went before (`send`). It answers `{"sockets", "direct", "seconds"}`: sockets reached,
+socket writes that took the frame's bytes as encoded once, and the loop's wall time spent handing out.
+Served only by the benchmark and its tests (`daphne bench.asgi:application`); never deployed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import parse_qs
+
+from counters_site.asgi import application as site_application
+
+HAND_OUT_PATH = "/bench/hand-out"
+
+
+def padded_update(size: int, number: int) -> str:
+    """An update frame carrying no counter, padded to about `size` bytes (the clients read it as usual)."""
+    head = json.dumps({"type": "update", "counters": [], "frame": number, "pad": ""}, separators=(",", ":"))
+    return head[:-2] + "x" * max(0, size - len(head)) + '"}'
+
+
+def live_fanout():
+    """This process's fan-out (imported late: the site module set Django up first)."""
+    try:
+        from counters.runtime import runtime
+    except ImportError:  # the tree before the per-process runtime
+        from counters.live.fanout import fanout
+
+        return fanout
+    return runtime().part("fanout")
+
+
+async def hand_out_frames(frames: int, size: int, path: str) -> dict:
+    """Hand `frames` frames to this process's sockets along `path`; what it took."""
+    fanout = live_fanout()
+    sockets, direct, started = len(fanout), 0, time.perf_counter()
+    for number in range(frames):
+        text = padded_update(size, number)
+        if path == "direct":
+            direct += await fanout.hand_out(text)
+            continue
+        # The path every frame took before: a plain str goes through the consumer's channels `send`.
+        for socket in list(fanout._sockets):
+            await socket.send_update(text)
+    return {"sockets": sockets, "direct": direct, "seconds": time.perf_counter() - started}
+
+
+async def answer(send, status: int, body: dict) -> None:
+    """Send a JSON answer."""
+    headers = [(b"content-type", b"application/json")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+
+
+async def application(scope, receive, send):
+    """The site, with the hand-out endpoint in front of it."""
+    if scope["type"] != "http" or scope["path"] != HAND_OUT_PATH:
+        return await site_application(scope, receive, send)
+    query = {key: values[-1] for key, values in parse_qs(scope["query_string"].decode()).items()}
+    path = query.get("path", "direct")
+    if scope["method"] != "POST" or path not in ("direct", "send"):
+        return await answer(send, 400, {"error": "bad_request", "detail": "POST, path=direct|send"})
+    frames, size = int(query.get("frames", "1")), int(query.get("size", "100"))
+    return await answer(send, 200, await hand_out_frames(frames, size, path))
