@@ -53,22 +53,37 @@ def render(template: str, values: Mapping[str, str]) -> str:
     return PLACEHOLDER.sub(lambda match: values[match[1]], template)
 
 
-def site_conf(*, listen: str, server_name: str, upstreams: Sequence[str]) -> str:
-    """deploy/nginx.conf.template for these worker addresses (host:port) and this listen address."""
-    workers = " ".join(f"server {address};" for address in upstreams)
-    return render(
-        TEMPLATE.read_text(),
-        {"COUNTERS_LISTEN": listen, "COUNTERS_SERVER_NAME": server_name, "COUNTERS_WORKERS": workers},
-    )
+def servers(addresses: Sequence[str]) -> str:
+    """An upstream's `server` lines for these host:port addresses."""
+    return " ".join(f"server {address};" for address in addresses)
+
+
+def site_conf(
+    *, listen: str, server_name: str, upstreams: Sequence[str], socket_upstreams: Sequence[str] | None = None
+) -> str:
+    """deploy/nginx.conf.template for these workers (host:port; sockets on `upstreams` unless given apart)."""
+    values = {
+        "COUNTERS_LISTEN": listen,
+        "COUNTERS_SERVER_NAME": server_name,
+        "COUNTERS_WORKERS": servers(upstreams),
+        "COUNTERS_SOCKET_WORKERS": servers(upstreams if socket_upstreams is None else socket_upstreams),
+    }
+    return render(TEMPLATE.read_text(), values)
 
 
 class Nginx:
-    """nginx in the foreground on 127.0.0.1:<port>, balancing `upstreams`; its files in a temp dir."""
+    """nginx on 127.0.0.1:<port> for `upstreams` (`/ws/`: `socket_upstreams` if given); files in a tempdir."""
 
     def __init__(
-        self, upstreams: Sequence[str], *, port: int | None = None, worker_processes: int = 1
+        self,
+        upstreams: Sequence[str],
+        *,
+        socket_upstreams: Sequence[str] | None = None,
+        port: int | None = None,
+        worker_processes: int = 1,
     ) -> None:
         self.upstreams = list(upstreams)
+        self.socket_upstreams = None if socket_upstreams is None else list(socket_upstreams)
         self.port = port or free_port()
         self.worker_processes = worker_processes
         self.prefix: Path | None = None
@@ -83,7 +98,12 @@ class Nginx:
     def write_config(self, prefix: Path) -> Path:
         """Write the operator's file and nginx's main file into `prefix`; the main file's path."""
         (prefix / "counters.conf").write_text(
-            site_conf(listen=f"127.0.0.1:{self.port}", server_name="127.0.0.1", upstreams=self.upstreams)
+            site_conf(
+                listen=f"127.0.0.1:{self.port}",
+                server_name="127.0.0.1",
+                upstreams=self.upstreams,
+                socket_upstreams=self.socket_upstreams,
+            )
         )
         # Started as root, nginx runs its workers as `nobody`, who could not write to this directory.
         user = "user root;\n" if os.geteuid() == 0 else ""
