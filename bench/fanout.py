@@ -1,15 +1,22 @@
-"""Fan-out of the live push: N websocket clients on one daphne process, a burst of page views.
+"""Fan-out of the live push: N websocket clients, a burst of page views, on one or on split workers.
 
 Run: .venv/bin/python bench/fanout.py [--clients 1000] [--writes 600] [--writers 8]
-(prints numbers; asserts nothing). It starts a throwaway DynamoDB Local and one daphne process with
-the in-memory channel layer, connects the clients (each waits for its snapshot), then counts views
-of three pages as fast as `--writers` threads can over HTTP, once before any client connects (the
-rate counting keeps with no dashboard open) and once with all of them open. Reported:
-- the counting rate with the clients open as a share of the rate without;
+     [--topology one|split] [--counting-workers 1] [--socket-workers 1]
+(prints numbers; asserts nothing). It starts a throwaway DynamoDB Local and the site under daphne:
+`one`, one process with the in-memory channel layer that counts and holds every socket; `split`,
+counting workers and socket workers apart, sharing the machine's Redis (REDIS_URL or the local
+default). It connects the clients (each waits for its snapshot; with `split`, spread over the socket
+workers), then counts views of three pages as fast as `--writers` threads can over HTTP (spread over
+the counting workers), once before any client connects (the rate counting keeps with no dashboard
+open) and once with all of them open. Clients and writers reach the workers directly: nginx's routing
+of the two kinds is tested in tests/end_to_end/test_split_workers.py, and here it would only add its
+own CPU on the same cores. Reported:
+- the counting rate with the clients open as a share of the rate without (the mean of a burst before
+  the clients connect and one after they left, both after an untimed warm-up);
 - latency from the start of the write that produced a counter's final version to each client's
   receipt of that version (p50/p95/p99 over every client x counter);
 - update frames per client per second (mean over the burst, and the most in any 1 s window);
-- daphne's peak RSS per connection (peak after the burst minus RSS before any client connected);
+- the socket workers' peak RSS per connection (peak after the burst minus RSS before any client connected);
 - whether every client ended with the exact final totals and versions of every counter.
 Clients and writers share this process, so latencies include its own queueing (an upper bound).
 """
@@ -27,7 +34,10 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,11 +51,14 @@ django.setup()
 import requests  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
+from bench.environment import redis_url  # noqa: E402
 from bench.local_store import bench_dynamo  # noqa: E402
+from bench.measure import cpu_seconds  # noqa: E402
 from counters import conf  # noqa: E402
 
 PAGES = ("welcome", "docs", "pricing")
 CONNECT_AT_ONCE = 50
+WARM_UP_WRITES = 40
 RESULT_PREFIX = "RESULT "
 VERSION_IN_PAGE = re.compile(r'data-counter="(?P<name>[^"]+)" data-version="(?P<version>\d+)"')
 
@@ -92,17 +105,11 @@ def rss_kib(pid: int, field_name: str) -> int:
     raise LookupError(field_name)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def burst(
-    base_url: str, writes: int, writers: int
+    base_urls: list[str], writes: int, writers: int
 ) -> tuple[dict[tuple[str, int], tuple[float, float]], float, float]:
-    """Count `writes` page views over HTTP; return when each (page, version) write started and was
-    answered, and the burst's first and last moment."""
+    """Count `writes` page views over HTTP, spread over `base_urls`; when each (page, version) write
+    started and was answered, and the burst's first and last moment."""
     started_at: dict[tuple[str, int], tuple[float, float]] = {}
     lock = threading.Lock()
     local = threading.local()
@@ -112,7 +119,7 @@ def burst(
         local.session = session
         name = PAGES[i % len(PAGES)]
         t0 = time.monotonic()
-        response = session.get(f"{base_url}/pages/{name}/", timeout=30)
+        response = session.get(f"{base_urls[i % len(base_urls)]}/pages/{name}/", timeout=30)
         response.raise_for_status()
         for match in VERSION_IN_PAGE.finditer(response.text):
             if match["name"] == name:
@@ -130,6 +137,11 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
+def percentiles(values: list[float]) -> dict[int, int | None]:
+    """p50, p95 and p99 of `values` in whole units (None when there are none)."""
+    return {p: round(percentile(values, p)) if values else None for p in (50, 95, 99)}
+
+
 def max_per_second(frames: list[float]) -> int:
     """Most frames inside any half-open one-second window."""
     best, start = 0, 0
@@ -140,38 +152,124 @@ def max_per_second(frames: list[float]) -> int:
     return best
 
 
-async def run(site, store, args) -> dict:
-    """Connect the clients, make the burst, print the figures and return them."""
-    url = site.url.replace("http://", "ws://") + "/ws/counters/"
-    pid = site.process.pid
-    # Counting with no dashboard open first: the rate the fan-out must not starve, in this same run.
-    cpu_alone = cpu_seconds(pid)
-    _, alone_first, alone_last = await asyncio.to_thread(burst, site.url, args.writes, args.writers)
-    alone_rate = args.writes / max(alone_last - alone_first, 1e-9)
-    cpu_alone = cpu_seconds(pid) - cpu_alone
-    baseline = rss_kib(pid, "VmRSS")
-    clients = [Client() for _ in range(args.clients)]
-    stop, gate = asyncio.Event(), asyncio.Semaphore(CONNECT_AT_ONCE)
-    t0 = time.monotonic()
-    tasks = [asyncio.ensure_future(listen(url, site.url, c, stop, gate)) for c in clients]
-    await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in clients)), timeout=600)
-    connect_seconds = time.monotonic() - t0
-    connected_rss = rss_kib(pid, "VmRSS")
+@dataclass
+class Topology:
+    """The site's processes: the ones counting (HTTP) and the ones holding the sockets."""
 
-    cpu_before = cpu_seconds(pid), cpu_seconds(os.getpid())
-    started_at, first, last = await asyncio.to_thread(burst, site.url, args.writes, args.writers)
-    final = {s.name: (s.value, s.version) for s in store.list_counters()}
+    counting: list
+    sockets: list
+
+    @property
+    def write_urls(self) -> list[str]:
+        return [site.url for site in self.counting]
+
+    def socket_urls(self) -> list[str]:
+        return [site.url.replace("http://", "ws://") + "/ws/counters/" for site in self.sockets]
+
+    def cpu(self) -> tuple[float, float]:
+        """CPU seconds used so far by the counting processes and by the socket-only ones."""
+        counting = sum(cpu_seconds(site.process.pid) for site in self.counting)
+        return counting, sum(cpu_seconds(s.process.pid) for s in self.sockets if s not in self.counting)
+
+    def rss_kib(self, field_name: str) -> int:
+        return sum(rss_kib(site.process.pid, field_name) for site in self.sockets)
+
+
+@contextmanager
+def started(args, env: dict[str, str], tmp: Path) -> Iterator[Topology]:
+    """Start the site's processes for `--topology`; stop them afterwards."""
+    from tests.support.processes import SiteProcess
+
+    with ExitStack() as stack:
+
+        def start(name: str) -> SiteProcess:
+            return stack.enter_context(SiteProcess(env=env, log_path=tmp / f"{name}.log", quiet=True))
+
+        if args.topology == "one":
+            site = start("site")
+            yield Topology([site], [site])
+            return
+        counting = [start(f"counting-{n}") for n in range(args.counting_workers)]
+        yield Topology(counting, [start(f"sockets-{n}") for n in range(args.socket_workers)])
+
+
+async def open_clients(topology: Topology, clients: list[Client], stop: asyncio.Event) -> tuple[list, float]:
+    """Connect every client (spread over the socket workers) and wait for its snapshot."""
+    urls, origin, gate = topology.socket_urls(), topology.sockets[0].url, asyncio.Semaphore(CONNECT_AT_ONCE)
+    t0 = time.monotonic()
+    tasks = [
+        asyncio.ensure_future(listen(urls[i % len(urls)], origin, client, stop, gate))
+        for i, client in enumerate(clients)
+    ]
+    await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in clients)), timeout=600)
+    return tasks, time.monotonic() - t0
+
+
+async def settle(clients: list[Client], final: dict[str, tuple[int, int]]) -> None:
+    """Wait (a minute at most) until every client holds the final state of the written pages."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not all(
         all(c.known.get(n, (0, 0))[:2] == final[n] for n in PAGES) for c in clients
     ):
         await asyncio.sleep(0.2)
     await asyncio.sleep(3 * conf.broadcast_interval())
-    peak = rss_kib(pid, "VmHWM")
-    cpu_used = cpu_seconds(pid) - cpu_before[0], cpu_seconds(os.getpid()) - cpu_before[1]
+
+
+async def counting_alone(topology: Topology, args) -> tuple[float, float]:
+    """The counting rate (writes/s) and the counting processes' CPU seconds with no dashboard open."""
+    cpu = topology.cpu()[0]
+    _, first, last = await asyncio.to_thread(burst, topology.write_urls, args.writes, args.writers)
+    return args.writes / max(last - first, 1e-9), topology.cpu()[0] - cpu
+
+
+async def counting_watched(topology: Topology, store, args, clients: list[Client]) -> dict:
+    """Count with every client open; what the clients saw, the rate, and the CPU each side used."""
+    cpu_before = (*topology.cpu(), cpu_seconds(os.getpid()))
+    started_at, first, last = await asyncio.to_thread(burst, topology.write_urls, args.writes, args.writers)
+    final = {s.name: (s.value, s.version) for s in store.list_counters()}
+    await settle(clients, final)
+    cpu_after = (*topology.cpu(), cpu_seconds(os.getpid()))
+    used = [round(after - before, 1) for after, before in zip(cpu_after, cpu_before, strict=True)]
+    figures = client_figures(clients, final, started_at, first, last)
+    figures["writes_per_second"] = round(args.writes / max(last - first, 1e-9), 1)
+    figures["cpu_seconds"] = dict(zip(("counting", "sockets", "clients + writers"), used, strict=True))
+    return figures
+
+
+async def run(topology: Topology, store, args) -> dict:
+    """Count alone, then with every client open, then alone again; the figures."""
+    # Untimed: a fresh process's first requests pay for imports, connections and caches.
+    await asyncio.to_thread(burst, topology.write_urls, WARM_UP_WRITES, args.writers)
+    before = await counting_alone(topology, args)
+    baseline = topology.rss_kib("VmRSS")
+    clients, stop = [Client() for _ in range(args.clients)], asyncio.Event()
+    tasks, connect_seconds = await open_clients(topology, clients, stop)
+    figures = await counting_watched(topology, store, args, clients)
+    peak = topology.rss_kib("VmHWM")
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
+    # Again once the clients are gone, so a drift of the machine's load shows in the baseline.
+    after = await counting_alone(topology, args)
+    alone = (before[0] + after[0]) / 2
+    figures.update(
+        topology=args.topology,
+        counting_workers=len(topology.counting),
+        socket_workers=len(topology.sockets) if args.topology == "split" else 0,
+        clients=args.clients,
+        writes=args.writes,
+        writes_per_second_no_dashboards=round(alone, 1),
+        writes_per_second_no_dashboards_before_after=[round(before[0], 1), round(after[0], 1)],
+        counting_kept=round(figures["writes_per_second"] / alone, 3),
+        connect_seconds=round(connect_seconds, 2),
+        rss_kib_per_connection=round((peak - baseline) / args.clients),
+        load_average=os.getloadavg()[0],
+    )
+    figures["cpu_seconds"]["counting, no dashboard"] = round(before[1], 1)
+    return figures
 
+
+def client_figures(clients: list[Client], final: dict, started_at: dict, first: float, last: float) -> dict:
+    """Convergence, write-to-client latency and frame rates from what the clients saw."""
     converged = sum(all(c.known.get(n, (0, 0, 0))[:2] == v for n, v in final.items()) for c in clients)
     finals = [(c, name, started_at.get((name, final[name][1]))) for c in clients for name in PAGES]
     # From the start of the final write's request, and from its answer (the push may beat the answer).
@@ -181,54 +279,64 @@ async def run(site, store, args) -> dict:
     # Each client's update frames over the time from the first write to its last frame.
     rates = [len(c.frames) / max(c.frames[-1] - first, span) for c in clients if c.frames]
     peaks = [max_per_second(c.frames) for c in clients]
-
-    print(
-        f"clients {args.clients}, writes {args.writes} by {args.writers} threads over HTTP, "
-        f"pages {', '.join(PAGES)}"
-    )
-    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    print(f"connect + snapshot of all clients: {connect_seconds:.2f}s")
-    print(
-        f"counting with no dashboard open: {alone_rate:,.0f} writes/s (daphne CPU {cpu_alone:.1f}s); "
-        f"with {args.clients} open: {args.writes} writes in {span:.2f}s = "
-        f"{args.writes / span:,.0f} writes/s, "
-        f"{args.writes / span / alone_rate:.0%} of that"
-    )
-    if latencies:
-        print(
-            "write -> final state at client: "
-            f"p50 {percentile(latencies, 50):.0f} ms, p95 {percentile(latencies, 95):.0f} ms, "
-            f"p99 {percentile(latencies, 99):.0f} ms, max {max(latencies):.0f} ms ({len(latencies)} samples)"
-        )
-        print(
-            "   measured from the write's HTTP answer instead: "
-            f"p50 {percentile(after_answer, 50):.0f} ms, p95 {percentile(after_answer, 95):.0f} ms, "
-            f"p99 {percentile(after_answer, 99):.0f} ms"
-        )
-    print(
-        f"frames per client per second: mean {statistics.mean(rates):.1f}, "
-        f"most in any 1 s window {max(peaks)} (median client {statistics.median(peaks):.0f})"
-    )
-    print(
-        f"daphne RSS: {baseline / 1024:.0f} MiB idle, {connected_rss / 1024:.0f} MiB connected, "
-        f"peak {peak / 1024:.0f} MiB -> {(peak - baseline) / args.clients:.0f} KiB per connection"
-    )
-    print(f"CPU during the burst: daphne {cpu_used[0]:.1f}s, this bench process {cpu_used[1]:.1f}s")
-    print(f"converged to the exact final totals and versions: {converged}/{args.clients} clients")
     return {
-        "clients": args.clients,
         "converged": converged,
-        "writes": args.writes,
-        "writes_per_second": round(args.writes / span, 1),
-        "writes_per_second_no_dashboards": round(alone_rate, 1),
-        "counting_kept": round(args.writes / span / alone_rate, 3),
-        "cpu_seconds": {"site": round(cpu_used[0], 1), "clients + writers": round(cpu_used[1], 1)},
-        "latency_ms": {p: round(percentile(latencies, p)) if latencies else None for p in (50, 95, 99)},
+        "latency_ms": percentiles(latencies),
+        "latency_after_answer_ms": percentiles(after_answer),
         "frames_per_second_mean": round(statistics.mean(rates), 2) if rates else 0,
         "frames_in_any_second_max": max(peaks) if peaks else 0,
-        "rss_kib_per_connection": round((peak - baseline) / args.clients),
-        "load_average": os.getloadavg()[0],
-    }
+        "frames_in_any_second_median": statistics.median(peaks) if peaks else 0,
+    }  # fmt: skip
+
+
+def print_figures(f: dict) -> None:
+    """Print the figures for a reader."""
+    where = "one process" if f["topology"] == "one" else (
+        f"{f['counting_workers']} counting worker(s), {f['socket_workers']} socket worker(s) sharing Redis"
+    )  # fmt: skip
+    print(f"topology {f['topology']}: {where}; {f['clients']} clients, {f['writes']} writes per burst")
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print(f"connect + snapshot of all clients: {f['connect_seconds']:.2f}s")
+    alone = " and ".join(f"{rate:,.0f}" for rate in f["writes_per_second_no_dashboards_before_after"])
+    print(
+        f"counting with no dashboard open (before and after): {alone} writes/s; with {f['clients']} open: "
+        f"{f['writes_per_second']:,.0f} writes/s, {f['counting_kept']:.0%} of the mean kept"
+    )
+    for label, key in (
+        ("write -> final state at client", "latency_ms"),
+        ("   from the write's answer", "latency_after_answer_ms"),
+    ):
+        ms = f[key]
+        print(f"{label}: p50 {ms[50]} ms, p95 {ms[95]} ms, p99 {ms[99]} ms")
+    print(
+        f"frames per client per second: mean {f['frames_per_second_mean']:.1f}, most in any 1 s window "
+        f"{f['frames_in_any_second_max']} (median client {f['frames_in_any_second_median']:.0f})"
+    )
+    cpu = f["cpu_seconds"]
+    print(
+        f"socket workers' RSS per connection: {f['rss_kib_per_connection']} KiB; CPU in the burst: counting "
+        f"{cpu['counting']}s, socket-only {cpu['sockets']}s, this bench process {cpu['clients + writers']}s"
+    )
+    print(f"converged to the exact final totals and versions: {f['converged']}/{f['clients']} clients")
+
+
+@contextmanager
+def redis_prefix(args) -> Iterator[dict[str, str]]:
+    """The split workers' Redis settings under a prefix of this run's own, its keys removed afterwards."""
+    if args.topology == "one":
+        yield {}
+        return
+    import redis
+
+    prefix = f"bench-fanout-{uuid.uuid4().hex[:8]}"
+    try:
+        yield {"REDIS_URL": redis_url(), "COUNTERS_REDIS_PREFIX": prefix}
+    finally:
+        client = redis.Redis.from_url(redis_url())
+        keys = list(client.scan_iter(f"{prefix}*"))
+        if keys:
+            client.delete(*keys)
+        client.close()
 
 
 def main() -> None:
@@ -236,23 +344,26 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=1000)
     parser.add_argument("--writes", type=int, default=600)
     parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--topology", choices=("one", "split"), default="one")
+    parser.add_argument("--counting-workers", type=int, default=1, help="with --topology split")
+    parser.add_argument("--socket-workers", type=int, default=1, help="with --topology split")
     parser.add_argument("--json", action="store_true", help="end with one line: RESULT <figures as JSON>")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    # Both ends of every connection live on this machine; daphne inherits the limit.
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4 * args.clients + 256)), hard))
+    # Both ends of every connection live on this machine; the workers inherit the limit.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 2 * args.clients + 256)), hard))
 
     from counters.services.setup import store_prepare
     from counters.store import get_store
-    from tests.support.processes import SiteProcess
     from tests.support.site import site_env_for
 
-    with bench_dynamo() as local, tempfile.TemporaryDirectory() as tmp:
+    with bench_dynamo() as local, tempfile.TemporaryDirectory() as tmp, redis_prefix(args) as shared:
         store_prepare(demo=True)
         store = get_store()
-        env = site_env_for(store, local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING")
-        with SiteProcess(env=env, log_path=Path(tmp) / "site.log") as site:
-            figures = asyncio.run(run(site, store, args))
+        env = site_env_for(store, local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING", **shared)
+        with started(args, env, Path(tmp)) as topology:
+            figures = asyncio.run(run(topology, store, args))
+    print_figures(figures)
     if args.json:
         print(RESULT_PREFIX + json.dumps(figures))
 

@@ -91,6 +91,12 @@ def test_site_runs_count_every_acknowledged_request(tmp_path):
     fanout = sections["fanout"]
     assert fanout["available"] is True, fanout.get("detail")
     assert fanout["figure"]["converged"] == fanout["figure"]["clients"] > 0
+    split = fanout["figure"]["split"]
+    assert split["topology"] == "split" and split["converged"] == split["clients"] > 0
+    # Under daphne every socket took each frame's bytes as encoded once, and every client read them all.
+    hand_out = fanout["figure"]["hand_out"]
+    assert hand_out["direct"]["direct_share"] == 1.0 and hand_out["send"]["direct_share"] == 0.0
+    assert hand_out["direct"]["all_read"] and hand_out["send"]["all_read"] and hand_out["frames_in_order"]
     assert results["exact"] is True
 
 
