@@ -11,5 +11,5 @@ class CountersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Connect signal handlers that clear cached clients when settings change; register checks."""
-        from counters import checks, signals  # noqa: F401
+        """Connect the runtime's settings receiver; register checks."""
+        from counters import checks, runtime  # noqa: F401

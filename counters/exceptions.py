@@ -29,7 +29,7 @@ class VersionConflict(Conflict):
     """A conditional write saw another version than the one expected."""
 
     def __init__(self, detail: str, *, current: Any = None) -> None:
-        # `current` is the counter's CounterState now (typed loosely: values import this module).
+        # `current` is the counter's CounterState now (typed loosely: this bottom module imports nothing).
         super().__init__(detail)
         self.current = current
 

@@ -13,11 +13,11 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from counters.live.broadcast import BroadcastLoopMiddleware  # noqa: E402
+from counters.live.loop import BoundLoopMiddleware  # noqa: E402
 from counters.routing import websocket_urlpatterns  # noqa: E402
 
-# The outer middleware hands the server's event loop to the broadcaster, which sends from it.
-application = BroadcastLoopMiddleware(
+# The outer middleware binds the server's event loop for the live push (counters/live/loop.py).
+application = BoundLoopMiddleware(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,

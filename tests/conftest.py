@@ -9,10 +9,17 @@ from collections.abc import Iterator
 import pytest
 from django.conf import settings as django_settings
 
-from counters.background import history_writer as history
 from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
-from counters.store import CounterStore, get_store, reset_store
+from counters.runtime import Runtime, use_runtime
+from counters.store import CounterStore, get_store
 from tests.support.site import REDIS_URL
+
+
+@pytest.fixture(autouse=True)
+def process_runtime() -> Iterator[Runtime]:
+    """Each test runs with a runtime of its own (store, caches, live objects), closed after it."""
+    with use_runtime(Runtime()) as runtime:
+        yield runtime
 
 
 @pytest.fixture(scope="session")
@@ -40,9 +47,8 @@ def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path):
     settings.AWS_REGION = dynamodb_local.region
     settings.COUNTERS_TABLE = f"test-{uuid.uuid4().hex[:12]}"
     settings.COUNTERS_DATA_DIR = tmp_path
-    yield settings
-    history.flush()  # this test's tallied views go to its own table now, not at interpreter exit
-    reset_store()
+    # Changing them back drops the store: this test's tallied views are written to its own table then.
+    return settings
 
 
 @pytest.fixture
@@ -63,14 +69,12 @@ def demo_store(store) -> CounterStore:
 
 
 @pytest.fixture
-def memory_store(settings) -> Iterator[CounterStore]:
+def memory_store(settings) -> CounterStore:
     """The app's store on the in-process memory backend: fresh and empty, no Java started."""
     settings.COUNTERS_STORE_BACKEND = "counters.store.memory.MemoryCounterStore"
     store = get_store()
     store.ensure_table()
-    yield store
-    history.flush()  # views this test tallied go to its own store now, not in a later test's time
-    reset_store()
+    return store
 
 
 @pytest.fixture

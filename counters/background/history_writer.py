@@ -14,23 +14,25 @@ import threading
 import time
 
 from counters import conf
-from counters.background.ticker import Ticker
 from counters.domain.buckets import RESOLUTIONS, Resolution
 from counters.exceptions import StoreUnavailable
-from counters.store import CounterStore, get_store
+from counters.runtime import runtime
+from counters.runtime.ticker import Ticker
+from counters.store import CounterStore
 
 logger = logging.getLogger(__name__)
 
 # Buckets held back while the store throttles; beyond this the oldest news is dropped, not memory.
 MAX_PENDING = 20_000
 
-BucketRef = tuple[CounterStore, str, Resolution, int]  # store, counter, resolution, bucket start
+BucketRef = tuple[str, Resolution, int]  # counter, resolution, bucket start
 
 
 class HistoryRecorder:
-    """Per-process tally of views per bucket, flushed to the store in the background."""
+    """One store's tally of views per bucket in this process, flushed to it in the background."""
 
-    def __init__(self, *, interval: float | None = None) -> None:
+    def __init__(self, store: CounterStore, *, interval: float | None = None) -> None:
+        self._store = store
         self._lock = threading.Lock()
         self._flush_lock = threading.Lock()
         self._pending: dict[BucketRef, int] = {}
@@ -41,20 +43,16 @@ class HistoryRecorder:
     def record(self, *, name: str, count: int = 1, at: float | None = None) -> None:
         """Count `count` views of `name` at `at` (default: now) in its minute and hour buckets."""
         at = time.time() if at is None else at
-        # Keyed by store too, so counts always go to the table they were made against.
-        store = get_store()
         with self._lock:
             for resolution in RESOLUTIONS:
-                self._add((store, name, resolution, resolution.start_of(at)), count)
+                self._add((name, resolution, resolution.start_of(at)), count)
         self._ticker.ensure_started()
 
     def pending(self) -> int:
         """Views tallied and not yet written (each view is in two buckets, counted once here)."""
         with self._lock:
             return sum(
-                count
-                for (_, _, resolution, _), count in self._pending.items()
-                if resolution is RESOLUTIONS[0]
+                count for (_, resolution, _), count in self._pending.items() if resolution is RESOLUTIONS[0]
             )
 
     def flush(self) -> int:
@@ -64,9 +62,9 @@ class HistoryRecorder:
                 pending, self._pending = self._pending, {}
             written = 0
             for ref, count in pending.items():
-                store, name, resolution, start = ref
+                name, resolution, start = ref
                 try:
-                    store.add_to_bucket(
+                    self._store.add_to_bucket(
                         name, resolution.key(start), count, expires_at=resolution.expires_at(start)
                     )
                     written += 1
@@ -81,30 +79,42 @@ class HistoryRecorder:
                 self._add(ref, count)
             return
         logger.warning(
-            "History lost %s view(s) of %s in bucket %s: %s", count, ref[1], ref[2].key(ref[3]), exc
+            "History lost %s view(s) of %s in bucket %s: %s", count, ref[0], ref[1].key(ref[2]), exc
         )
 
     def _add(self, ref: BucketRef, count: int) -> None:
         """Add to a bucket's tally (the caller holds the lock)."""
         if ref not in self._pending and len(self._pending) >= MAX_PENDING:
-            logger.warning("History backlog full; dropping %s view(s) of %s", count, ref[1])
+            logger.warning("History backlog full; dropping %s view(s) of %s", count, ref[0])
             return
         self._pending[ref] = self._pending.get(ref, 0) + count
 
+    def close(self) -> None:
+        """Write what is tallied to its store, then stop the background thread (the store is going)."""
+        self._ticker.stop()
+        self.flush()
 
-_recorder = HistoryRecorder()
+
+def build_history_recorder(process: object) -> HistoryRecorder:
+    """The runtime's recorder, for its store."""
+    return HistoryRecorder(process.part("store"))
+
+
+def recorder() -> HistoryRecorder:
+    """This process's recorder of views per bucket."""
+    return runtime().part("history")
 
 
 def record(*, name: str, count: int = 1, at: float | None = None) -> None:
     """Count views of a counter at `at` (default now) in its history (off the request's critical path)."""
-    _recorder.record(name=name, count=count, at=at)
+    recorder().record(name=name, count=count, at=at)
 
 
 def flush() -> int:
     """Write out this process's tallied history now."""
-    return _recorder.flush()
+    return recorder().flush()
 
 
 def pending() -> int:
     """Views this process has tallied and not yet written."""
-    return _recorder.pending()
+    return recorder().pending()

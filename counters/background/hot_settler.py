@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Iterable
 
-from counters.background.ticker import Ticker
 from counters.domain.values import CounterState
 from counters.exceptions import CounterError
-from counters.live import broadcast
-from counters.store import CounterStore, get_store
+from counters.runtime import runtime
+from counters.runtime.ticker import Ticker
+from counters.store import CounterStore
+
+Publish = Callable[[Iterable[CounterState]], None]
 
 logger = logging.getLogger(__name__)
 
@@ -25,18 +28,19 @@ SETTLE_SECONDS = 0.1
 class Settler:
     """Remember hot counters written since the last round; read and push their sums in the background."""
 
-    def __init__(self, *, interval: float = SETTLE_SECONDS) -> None:
+    def __init__(self, store: CounterStore, *, publish: Publish, interval: float = SETTLE_SECONDS) -> None:
+        self._store = store
+        self._publish = publish
         self._lock = threading.Lock()
-        self._dirty: set[tuple[CounterStore, str]] = set()
+        self._dirty: set[str] = set()
         self._ticker = Ticker(self.settle, interval=interval, name="counters-settle")
 
     def written(self, *, name: str) -> None:
         """Note a write to `name`; nothing happens for a plain counter (no I/O either way)."""
-        store = get_store()
-        if not store.shard_count(name):
+        if not self._store.shard_count(name):
             return
         with self._lock:
-            self._dirty.add((store, name))
+            self._dirty.add(name)
         self._ticker.ensure_started()
 
     def settle(self) -> list[CounterState]:
@@ -44,26 +48,37 @@ class Settler:
         with self._lock:
             dirty, self._dirty = self._dirty, set()
         states = []
-        for store, name in dirty:
+        for name in dirty:
             try:
-                states.append(store.get(name))
+                states.append(self._store.get(name))
             except CounterError as exc:
                 logger.warning("Could not settle the total of %s: %s", name, exc)
                 with self._lock:
-                    self._dirty.add((store, name))
+                    self._dirty.add(name)
         if states:
-            broadcast.publish(states)
+            self._publish(states)
         return states
 
+    def close(self) -> None:
+        """Stop the background thread (the store is going)."""
+        self._ticker.stop()
 
-_settler = Settler()
+
+def build_settler(process: object) -> Settler:
+    """The runtime's settler: its store, pushing through its broadcaster."""
+    return Settler(process.part("store"), publish=process.part("broadcaster").publish)
+
+
+def settler() -> Settler:
+    """This process's settler of hot counters."""
+    return runtime().part("hot_settler")
 
 
 def written(*, name: str) -> None:
     """Schedule a settled push of a hot counter's exact total after a write to it."""
-    _settler.written(name=name)
+    settler().written(name=name)
 
 
 def settle() -> list[CounterState]:
     """Settle now (tests; the background thread does it every SETTLE_SECONDS)."""
-    return _settler.settle()
+    return settler().settle()

@@ -4,7 +4,7 @@ One supervisor per data dir and process, a watchdog thread that looks once a sec
 when a store call could not connect) at the data dir's record, server.json:
 - the recorded instance is alive: nothing to do, unless it is not the one this process talks to (an
   operator ran `manage.py counters_local start`, or another process restarted it on another port);
-  then `on_moved` makes the process build its clients for it;
+  then `on_moved` makes the process build its clients for it (and `on_lost` when it died);
 - the recorded instance died (SIGKILL, out of memory): start it again on the same data dir, on the
   same port where it is free. The launcher's lock makes that happen once per data dir however many
   processes notice; the others find the new instance in the record;
@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from counters.background.ticker import Ticker
 from counters.embedded import dynamodb_local
 from counters.embedded.dynamodb_local import DynamoLocalUnavailable, LocalDynamo
-from counters.signals import store_lost
+from counters.runtime.ticker import Ticker
 
 logger = logging.getLogger(__name__)
 
@@ -40,11 +39,13 @@ class Supervisor:
         data_dir: Path,
         base_dir: Path,
         on_moved: Callable[[], None],
+        on_lost: Callable[[], None],
         interval: float = WATCH_SECONDS,
     ) -> None:
         self.data_dir = data_dir
         self.base_dir = base_dir
         self.on_moved = on_moved
+        self.on_lost = on_lost
         self.current: LocalDynamo | None = None
         self.restarts = 0
         self._seen_pid: int | None = None  # the instance alive at the last round (the watchdog's own)
@@ -68,7 +69,7 @@ class Supervisor:
         found = dynamodb_local.running(self.data_dir)
         if self._seen_pid is not None and (found is None or found.pid != self._seen_pid):
             # Open dashboards must not go on showing totals as live while nothing can be counted.
-            store_lost.send(sender=self.__class__)
+            self.on_lost()
         self._seen_pid = found.pid if found is not None else None
         if found is None:
             if dynamodb_local.stopped_on_purpose(self.data_dir):
@@ -108,13 +109,20 @@ _supervisors: dict[Path, Supervisor] = {}
 _registry_lock = threading.Lock()
 
 
-def supervise(data_dir: Path, *, base_dir: Path, on_moved: Callable[[], None]) -> Supervisor:
+def supervise(
+    data_dir: Path, *, base_dir: Path, on_moved: Callable[[], None], on_lost: Callable[[], None]
+) -> Supervisor:
     """Start or reuse the data dir's instance and this process's watchdog over it."""
     key = Path(data_dir).resolve()
     local = dynamodb_local.ensure_running(key, base_dir=base_dir)
     with _registry_lock:
         supervisor = _supervisors.get(key)
         if supervisor is None:
-            supervisor = _supervisors[key] = Supervisor(data_dir=key, base_dir=base_dir, on_moved=on_moved)
+            supervisor = _supervisors[key] = Supervisor(
+                data_dir=key, base_dir=base_dir, on_moved=on_moved, on_lost=on_lost
+            )
+        else:
+            # The newest store of this data dir is the one to tell (a test's runtime replaced the last).
+            supervisor.on_moved, supervisor.on_lost = on_moved, on_lost
     supervisor.watch(local)
     return supervisor

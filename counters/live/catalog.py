@@ -10,7 +10,6 @@ by one more read after it.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -19,6 +18,7 @@ from asgiref.sync import sync_to_async
 
 from counters import selectors
 from counters.live import broadcast
+from counters.live.loop import LiveLoop
 
 CATALOG_EVENT = "counters.catalog"
 
@@ -40,7 +40,8 @@ def read_catalog_frame() -> str:
 class CatalogRelay:
     """Used on one event loop: one catalog read at a time, its frame handed to `deliver`."""
 
-    def __init__(self, deliver: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(self, live: LiveLoop, deliver: Callable[[str], Awaitable[None]]) -> None:
+        self._live = live
         self._deliver = deliver
         self._task: asyncio.Task | None = None
         self._again = False
@@ -50,7 +51,7 @@ class CatalogRelay:
         if self._task is not None and not self._task.done():
             self._again = True
             return
-        self._task = asyncio.get_running_loop().create_task(self._run(), context=contextvars.Context())
+        self._task = self._live.start(self._run())
 
     async def _run(self) -> None:
         self._again = True

@@ -10,10 +10,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from counters.domain.names import validate_counter_name
 from counters.exceptions import InvalidInput, StoreUnavailable
-from counters.live.fanout import CLOSE_TRY_AGAIN, fanout
-from counters.live.presence import presence
-from counters.live.snapshots import snapshots
+from counters.live.fanout import CLOSE_TRY_AGAIN
 from counters.live.wire import DirectWriter, OutgoingText, direct_writer
+from counters.runtime import runtime
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +45,10 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         """Join the process's fan-out, then send the snapshot, then whatever arrived meanwhile."""
         self.page: str | None = None
+        process = runtime()
+        process.part("live_loop").follow_running()
+        # Built before joining, so viewing now hears every change from the first one.
+        self.fanout, self.presence = process.part("fanout"), process.part("presence")
         try:
             page = page_asked(self.scope)
         except InvalidInput as exc:
@@ -56,41 +59,49 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         # each is (is a viewing-now frame, text).
         self.held: list[tuple[bool, str]] | None = []
         await self.accept()
-        try:
-            # Joined before the read, so no update between the read and the join is lost.
-            await fanout.join(self)
-            counters = await snapshots.get()
-        except StoreUnavailable as exc:
-            # "Try again later": the client shows the counts as unavailable and reconnects with backoff.
-            logger.warning("No snapshot for a dashboard client: %s", exc)
-            await self.close(code=CLOSE_TRY_AGAIN)
-            return
-        except Exception:
-            logger.exception("Dashboard client could not join the live push")
-            await self.close(code=CLOSE_TRY_AGAIN)
+        counters = await self._join(process)
+        if counters is None:
             return
         if page is not None and not is_view_counter(counters, page):
             await self.close(code=CLOSE_UNKNOWN_PAGE)
             return
-        viewing = presence.viewing()
+        await self._send_snapshot(counters)
+        if page is not None:
+            self.page = page
+            self.presence.join(page)
+
+    async def _join(self, process) -> list[dict] | None:
+        """Join the fan-out, then read the snapshot; None (the socket closed) if it cannot be read."""
+        try:
+            # Joined before the read, so no update between the read and the join is lost.
+            await self.fanout.join(self)
+            return await process.part("snapshots").get()
+        except StoreUnavailable as exc:
+            # "Try again later": the client shows the counts as unavailable and reconnects with backoff.
+            logger.warning("No snapshot for a dashboard client: %s", exc)
+        except Exception:
+            logger.exception("Dashboard client could not join the live push")
+        await self.close(code=CLOSE_TRY_AGAIN)
+        return None
+
+    async def _send_snapshot(self, counters: list[dict]) -> None:
+        """Send the snapshot with the viewing-now sums, then the update frames held meanwhile."""
+        viewing = self.presence.viewing()
         # Viewing-now frames held so far are older than the sums the snapshot carries.
         self.held = [(is_presence, text) for is_presence, text in self.held if not is_presence]
         # "open": live pages on this process's fan-out now, this one included (the dashboard's headline).
         await self.send_json(
-            {"type": "snapshot", "counters": counters, "open": len(fanout), "viewing": viewing}
+            {"type": "snapshot", "counters": counters, "open": len(self.fanout), "viewing": viewing}
         )
         held, self.held = self.held, None
         for _, text in held:
             await self.send(text_data=text)
-        if page is not None:
-            self.page = page
-            presence.join(page)
 
     async def disconnect(self, code: int) -> None:
         """Leave the fan-out, and stop counting as a viewer of the page."""
-        fanout.leave(self)
+        self.fanout.leave(self)
         if self.page is not None:
-            presence.leave(self.page)
+            self.presence.leave(self.page)
             self.page = None
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:

@@ -10,21 +10,20 @@ interval.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 import logging
 from collections.abc import Callable
 from typing import Protocol
 
 from channels.layers import get_channel_layer
-from django.dispatch import receiver
 
 from counters import conf
 from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
 from counters.live.catalog import CATALOG_EVENT, CatalogRelay
 from counters.live.coalesce import Coalescer, Pending, as_counters
+from counters.live.loop import LiveLoop
 from counters.live.wire import OutgoingText
-from counters.signals import store_lost
+from counters.runtime import runtime
 
 logger = logging.getLogger(__name__)
 
@@ -56,16 +55,49 @@ def update_frame(pending: Pending) -> str:
     return json.dumps({"type": "update", "counters": as_counters(pending)}, separators=(",", ":"))
 
 
+async def next_message(layer, channel: str) -> dict:
+    """The relay's next group message; its membership is renewed while the group is quiet."""
+    while True:
+        try:
+            message = await asyncio.wait_for(layer.receive(channel), RENEW_SECONDS)
+        except TimeoutError:
+            await layer.group_add(GROUP_NAME, channel)
+            continue
+        if asyncio.current_task().cancelling():
+            # Python 3.11's wait_for returns a message that arrived as the relay was cancelled (loop
+            # shutdown) and swallows the cancellation: honour it here.
+            raise asyncio.CancelledError
+        return message
+
+
 class LocalFanout:
     """This process's open dashboard sockets, fed by a single relay task subscribed to the group."""
 
-    def __init__(self) -> None:
+    def __init__(self, live: LiveLoop) -> None:
+        self._live = live
         self._sockets: set[LiveSocket] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._relay: asyncio.Task | None = None
         self._joined: asyncio.Future | None = None
-        # Other group messages than totals, by type: handlers called on the loop with the message.
-        self._listeners: dict[str, Callable[[dict], None]] = {}
+        # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
+        self._updates = Coalescer(
+            live,
+            self._deliver,
+            interval=conf.broadcast_interval,
+            what="Live fan-out",
+            busy_share=FANOUT_SHARE,
+        )
+        self._catalog = CatalogRelay(live, self.hand_out)
+        # What the relay does with each type of group message: a handler called on the loop, not blocking.
+        self._handlers: dict[str, Callable[[dict], None]] = {
+            UPDATE_EVENT: self._on_update,
+            CATALOG_EVENT: self._on_catalog,
+        }
+        live.when_bound(self._restart)
+
+    @classmethod
+    def for_runtime(cls, runtime: object) -> LocalFanout:
+        """The runtime's fan-out, on its live loop."""
+        return cls(runtime.part("live_loop"))
 
     def __len__(self) -> int:
         return len(self._sockets)
@@ -73,11 +105,9 @@ class LocalFanout:
     async def join(self, socket: LiveSocket) -> None:
         """Add a socket; return once the relay is in the group, so no later update can be missed."""
         self._sockets.add(socket)
-        loop = self._loop = asyncio.get_running_loop()
-        if self._relay is None or self._relay.done() or self._relay.get_loop() is not loop:
-            self._joined = loop.create_future()
-            # A fresh context: the relay outlives the connection that started it.
-            self._relay = loop.create_task(self._run(self._joined), context=contextvars.Context())
+        if self._relay is None or self._relay.done():
+            self._joined = asyncio.get_running_loop().create_future()
+            self._relay = self._live.start(self._run(self._joined))
         await asyncio.shield(self._joined)
 
     def leave(self, socket: LiveSocket) -> None:
@@ -86,40 +116,33 @@ class LocalFanout:
 
     def listen(self, event: str, handler: Callable[[dict], None]) -> None:
         """Have the relay pass group messages of type `event` to `handler` (on the loop; must not block)."""
-        self._listeners[event] = handler
+        self._handlers[event] = handler
+
+    def store_lost(self) -> None:
+        """The store is gone: dashboards reconnect and show the counts as unavailable until it is back."""
+        self.close_all_soon(CLOSE_TRY_AGAIN)
+
+    def close_all_soon(self, code: int) -> None:
+        """Close every socket with `code`, from any thread (the closing runs on the live loop)."""
+        if self._sockets:
+            self._live.submit(lambda: self._close_all(code))
+
+    def _restart(self) -> None:
+        """A new loop: the relay and the sockets of the old one are gone."""
+        self._relay = self._joined = None
+        self._sockets = set()
+        self._catalog = CatalogRelay(self._live, self.hand_out)
 
     async def _run(self, joined: asyncio.Future) -> None:
+        """Subscribe to the group; pass each message to its handler until cancelled or the layer fails."""
         layer = get_channel_layer()
-        # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
-        coalescer = Coalescer(
-            self._deliver, interval=conf.broadcast_interval, what="Live fan-out", busy_share=FANOUT_SHARE
-        )
-        catalog = CatalogRelay(self.hand_out)
         channel = None
         try:
             channel = await layer.new_channel()
             await layer.group_add(GROUP_NAME, channel)
             joined.set_result(None)
             while True:
-                try:
-                    message = await asyncio.wait_for(layer.receive(channel), RENEW_SECONDS)
-                except TimeoutError:
-                    await layer.group_add(GROUP_NAME, channel)
-                    continue
-                if asyncio.current_task().cancelling():
-                    # Python 3.11's wait_for returns a message that arrived as the relay was cancelled
-                    # (loop shutdown) and swallows the cancellation: honour it here.
-                    raise asyncio.CancelledError
-                if message.get("type") == UPDATE_EVENT:
-                    coalescer.add((c["name"], c["value"], c["version"]) for c in message["counters"])
-                elif message.get("type") == CATALOG_EVENT:
-                    catalog.changed()
-                elif (handler := self._listeners.get(message.get("type"))) is not None:
-                    try:
-                        handler(message)
-                    except Exception:
-                        # Its own failure, not the layer's: the relay and its sockets carry on.
-                        logger.exception("Live relay: the %s handler failed", message.get("type"))
+                self._dispatch(await next_message(layer, channel))
         except asyncio.CancelledError:
             if channel is not None:
                 await layer.group_discard(GROUP_NAME, channel)
@@ -129,6 +152,22 @@ class LocalFanout:
             if not joined.done():
                 joined.set_exception(exc)
             await self._close_all()
+
+    def _dispatch(self, message: dict) -> None:
+        """Hand a group message to the handler of its type; a failing handler stops nothing else."""
+        handler = self._handlers.get(message.get("type"))
+        if handler is None:
+            return
+        try:
+            handler(message)
+        except Exception:
+            logger.exception("Live relay: the %s handler failed", message.get("type"))
+
+    def _on_update(self, message: dict) -> None:
+        self._updates.add((c["name"], c["value"], c["version"]) for c in message["counters"])
+
+    def _on_catalog(self, message: dict) -> None:
+        self._catalog.changed()
 
     async def _deliver(self, pending: Pending) -> None:
         """Hand one update frame to every socket."""
@@ -147,12 +186,6 @@ class LocalFanout:
                 self._sockets.discard(socket)
         return direct
 
-    def close_all_soon(self, code: int) -> None:
-        """Close every socket with `code`, from any thread (the closing runs on the sockets' loop)."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed() and self._sockets:
-            asyncio.run_coroutine_threadsafe(self._close_all(code), loop)
-
     async def _close_all(self, code: int = CLOSE_RELAY_LOST) -> None:
         sockets, self._sockets = list(self._sockets), set()
         for socket in sockets:
@@ -162,10 +195,6 @@ class LocalFanout:
                 logger.warning("Could not close a dashboard socket", exc_info=True)
 
 
-fanout = LocalFanout()
-
-
-@receiver(store_lost)
-def close_sockets_when_the_store_is_lost(**kwargs: object) -> None:
-    """Dashboards reconnect and show the counts as unavailable until a snapshot can be read again."""
-    fanout.close_all_soon(CLOSE_TRY_AGAIN)
+def fanout() -> LocalFanout:
+    """This process's fan-out."""
+    return runtime().part("fanout")

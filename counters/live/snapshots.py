@@ -9,11 +9,11 @@ its join, so no update can fall between the snapshot and the live frames.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 
 from asgiref.sync import sync_to_async
 
 from counters import selectors
+from counters.live.loop import LiveLoop
 
 
 def read_snapshot() -> list[dict]:
@@ -24,18 +24,28 @@ def read_snapshot() -> list[dict]:
 class SnapshotReader:
     """Runs at most one snapshot read at a time on one event loop; each serves all who waited for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, live: LiveLoop) -> None:
+        self._live = live
+        live.when_bound(self._restart)
+        self._restart()
+
+    @classmethod
+    def for_runtime(cls, runtime: object) -> SnapshotReader:
+        """The runtime's snapshot reader, on its live loop."""
+        return cls(runtime.part("live_loop"))
+
+    def _restart(self) -> None:
+        """Forget the reads of a loop that is gone."""
         self._next: asyncio.Future | None = None
         self._reader: asyncio.Task | None = None
 
     async def get(self) -> list[dict]:
         """A snapshot read that started after this call (errors are raised to every waiter)."""
-        loop = asyncio.get_running_loop()
-        if self._next is None or self._next.get_loop() is not loop:
-            self._next = loop.create_future()
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_future()
         waiting = self._next
-        if self._reader is None or self._reader.done() or self._reader.get_loop() is not loop:
-            self._reader = loop.create_task(self._run(), context=contextvars.Context())
+        if self._reader is None or self._reader.done():
+            self._reader = self._live.start(self._run())
         return await asyncio.shield(waiting)
 
     async def _run(self) -> None:
@@ -48,6 +58,3 @@ class SnapshotReader:
                 serving.set_exception(exc)
             else:
                 serving.set_result(result)
-
-
-snapshots = SnapshotReader()

@@ -10,8 +10,8 @@ from django.core.cache.backends.locmem import LocMemCache
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState, ResetRecord
 from counters.domain.visitors import visit_day
-from counters.live.presence_store import viewing_now
-from counters.store import get_store
+from counters.store import get_presence_store, get_store
+from counters.store.presence import viewing_now
 
 PAGE_META_SECONDS = 60
 # This process's own memory, whatever CACHES says: a page must not depend on Redis (live updates only),
@@ -78,7 +78,7 @@ def counter_detail(*, name: str) -> CounterState:
 
 def counter_viewing_now(*, name: str) -> int | None:
     """Browsers that have a page open now, over every worker; None while that cannot be read."""
-    return viewing_now(name)
+    return viewing_now(get_presence_store(), name)
 
 
 def page_meta(*, slug: str) -> PageMeta:

@@ -26,12 +26,12 @@ def validate_key(key: str | None) -> str | None:
     return key
 
 
-def fingerprint(**request: object) -> str:
+def fingerprint_of(**request: object) -> str:
     """A stable hash of what a request asks for; the same key with another fingerprint is a 409."""
     return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
 
 
-def claim(key: str, print_: str, *, now: float | None = None) -> IdempotencyClaim:
+def claim(key: str, fingerprint: str, *, now: float | None = None) -> IdempotencyClaim:
     """The record a write with this key leaves behind, alive for COUNTERS_IDEMPOTENCY_TTL seconds."""
     expires_at = int((time.time() if now is None else now) + conf.idempotency_ttl())
-    return IdempotencyClaim(key=key, fingerprint=print_, expires_at=expires_at)
+    return IdempotencyClaim(key=key, fingerprint=fingerprint, expires_at=expires_at)

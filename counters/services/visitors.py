@@ -17,12 +17,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import weakref
 from collections import OrderedDict
 
 from counters.domain.visitors import Client, VisitDay, new_salt, visit_day, visitor_id
 from counters.exceptions import CounterError
-from counters.store import CounterStore, get_store
+from counters.runtime import runtime
+from counters.store import CounterStore
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class SeenCache:
     """The visitor hashes this process saw counted most recently, least recent dropped first."""
 
     def __init__(self, size: int = SEEN_CACHE_SIZE) -> None:
-        self._size = size
+        self.size = size
         self._lock = threading.Lock()
         self._hashes: OrderedDict[str, None] = OrderedDict()
 
@@ -52,22 +52,29 @@ class SeenCache:
         with self._lock:
             self._hashes[visitor] = None
             self._hashes.move_to_end(visitor)
-            if len(self._hashes) > self._size:
+            if len(self._hashes) > self.size:
                 self._hashes.popitem(last=False)
 
 
 class VisitorBook:
-    """This process's side of unique visitors: the day's salt per store and the hashes seen."""
+    """This process's side of one store's unique visitors: the day's salt and the hashes seen."""
 
-    def __init__(self, *, cache_size: int = SEEN_CACHE_SIZE) -> None:
+    def __init__(self, store: CounterStore, *, cache_size: int = SEEN_CACHE_SIZE) -> None:
+        self._store = store
         self._lock = threading.Lock()
-        self._salts: weakref.WeakKeyDictionary[CounterStore, tuple[str, bytes]] = weakref.WeakKeyDictionary()
+        self._salt: tuple[str, bytes] | None = None  # the day's key and its salt
         self.seen = SeenCache(cache_size)
 
-    def salt(self, store: CounterStore, day: VisitDay) -> bytes:
+    @classmethod
+    def for_runtime(cls, process: object) -> VisitorBook:
+        """The runtime's book, for its store."""
+        return cls(process.part("store"))
+
+    def salt(self, day: VisitDay) -> bytes:
         """The day's salt, from the store on this process's first view of the day (older salts deleted)."""
+        store = self._store
         with self._lock:
-            known = self._salts.get(store)
+            known = self._salt
         if known is not None and known[0] == day.key:
             return known[1]
         # Not under the lock: at midnight every waiting view would queue behind one slow call. Views
@@ -77,7 +84,7 @@ class VisitorBook:
         if dropped:
             logger.info("Deleted %s daily salt(s) of the days before %s", dropped, day.key)
         with self._lock:
-            self._salts[store] = (day.key, salt)
+            self._salt = (day.key, salt)
         return salt
 
     def record(self, *, name: str, client: Client, at: float | None = None) -> bool | None:
@@ -86,13 +93,12 @@ class VisitorBook:
         True for their first view of the page that day, False for a repeat, None if the store
         could not take it (logged; the next view tries again).
         """
-        store = get_store()
         day = visit_day(time.time() if at is None else at)
         try:
-            visitor = visitor_id(self.salt(store, day), client, name)
+            visitor = visitor_id(self.salt(day), client, name)
             if self.seen.seen(visitor):
                 return False
-            first = store.record_visitor(name, visitor, day=day)
+            first = self._store.record_visitor(name, visitor, day=day)
         except CounterError as exc:
             logger.warning(
                 "A visitor of %s may not be counted yet (their next view tries again): %s", name, exc.detail
@@ -102,14 +108,21 @@ class VisitorBook:
         return first
 
 
-_book = VisitorBook()
+    def forget_seen(self) -> None:
+        """Forget the visitors this process has seen, as a freshly started worker would know none."""
+        self.seen = SeenCache(self.seen.size)
+
+
+def visitor_book() -> VisitorBook:
+    """This process's book of its store's visitors."""
+    return runtime().part("visitors")
 
 
 def visitor_record(*, name: str, client: Client, at: float | None = None) -> bool | None:
     """Count a person's view of page `name` toward its unique visitors of the day (see VisitorBook)."""
-    return _book.record(name=name, client=client, at=at)
+    return visitor_book().record(name=name, client=client, at=at)
 
 
 def visitors_forget() -> None:
     """Forget the visitors this process has seen, as a freshly started worker would know none."""
-    _book.seen = SeenCache()
+    visitor_book().forget_seen()

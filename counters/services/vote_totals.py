@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import threading
 import time
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from counters.domain.names import option_counter_name
 from counters.domain.values import CounterState, VoteChange
+from counters.runtime import runtime
 from counters.selectors.polls import option_counters
 
 # How old (since its read began) a poll's known totals may be and still answer a vote.
@@ -39,12 +39,17 @@ class _Known:
 
 
 class KnownTotals:
-    """Thread-safe: the latest option totals of each poll this process read or changed."""
+    """Thread-safe: the latest option totals of each poll this process read or changed (in one store)."""
 
     def __init__(self, *, seconds: float | None = None) -> None:
         self._lock = threading.Lock()
         self._polls: dict[str, _Known] = {}
         self._seconds = KNOWN_SECONDS if seconds is None else seconds
+
+    @classmethod
+    def for_runtime(cls, process: object) -> KnownTotals:
+        """Nothing known yet (a runtime's part, kept per store)."""
+        return cls()
 
     def learn(self, poll_id: str, names: list[str], states: Iterable[CounterState], *, began: float) -> None:
         """Keep what an exact read of `names` found (a missing counter is 0); `began` is time.monotonic()."""
@@ -99,14 +104,6 @@ class KnownTotals:
         return after
 
 
-_by_store: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_by_store_lock = threading.Lock()
-
-
-def known_totals(store: object) -> KnownTotals:
-    """The known totals of one store (a test's fresh store starts knowing nothing)."""
-    with _by_store_lock:
-        known = _by_store.get(store)
-        if known is None:
-            known = _by_store[store] = KnownTotals()
-        return known
+def known_totals() -> KnownTotals:
+    """The poll totals this process knows of its store."""
+    return runtime().part("known_totals")

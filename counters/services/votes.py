@@ -11,6 +11,7 @@ from counters.domain.values import CounterState, PollDefinition, VoteChange
 from counters.exceptions import Conflict, IdempotencyKeyReused, IdempotencyRace
 from counters.live import broadcast
 from counters.live.read_back import ReadBack
+from counters.runtime import runtime
 from counters.services import idempotency
 from counters.services.vote_gate import vote_slot
 from counters.services.vote_totals import Snapshot, known_totals
@@ -48,30 +49,33 @@ def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str |
     """The vote's reads and writes, in this process's turn."""
     store = get_store()
     # Taken before the transaction is sent, so it cannot hold this vote: the answer adds it once.
-    before = known_totals(store).snapshot(poll_id)
+    before = known_totals().snapshot(poll_id)
     if key is None:
         change = store.cast_vote(poll_id, voter=voter, option=option)
         return VoteOutcome(body=_vote_reply(store, change, before))
-    print_ = idempotency.fingerprint(
+    fingerprint = idempotency.fingerprint_of(
         action="retract" if option is None else "vote", poll=poll_id, option=option
     )
+    claim = idempotency.claim(key, fingerprint)
     try:
-        change = store.cast_vote(poll_id, voter=voter, option=option, claim=idempotency.claim(key, print_))
+        change = store.cast_vote(poll_id, voter=voter, option=option, claim=claim)
     except IdempotencyRace as race:
         # This key was used before (or a twin request just committed it): answer with that result.
-        return _replay(store, race, voter=voter, key=key, print_=print_, poll_id=poll_id)
+        return _replay(store, race, voter=voter, key=key, fingerprint=fingerprint, poll_id=poll_id)
     # The key's record, written by the vote's own transaction, holds the change: a replay answers from
     # it with the totals of its time, so no reply needs saving after the vote.
     return VoteOutcome(body=_vote_reply(store, change, before))
 
 
-def _replay(store, race: IdempotencyRace, *, voter: str, key: str, print_: str, poll_id: str) -> VoteOutcome:
+def _replay(
+    store, race: IdempotencyRace, *, voter: str, key: str, fingerprint: str, poll_id: str
+) -> VoteOutcome:
     """The change the earlier request with this key made, with the totals read now; 409 if that was
     another request. The totals are read, not known: that change may be newer than what is known."""
     stored = race.stored if race.stored is not None else store.stored_reply(voter, key)
     if stored is None:  # expired in between: rare enough to ask the client to send it again
         raise Conflict("This Idempotency-Key was just released; send the request again.")
-    if stored.fingerprint != print_:
+    if stored.fingerprint != fingerprint:
         raise IdempotencyKeyReused("This Idempotency-Key was already used with a different request.")
     if race.poll is not None:
         totals = selectors.poll_totals_from_states(race.poll, _read_totals(store, race.poll))
@@ -89,8 +93,8 @@ def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> dict:
     costs its transaction alone. Otherwise (and for a change that changed nothing, which may follow a
     resend that did) the totals are read once now.
     """
-    states = known_totals(store).applied(change, before) if before is not None and change.counted else None
-    if states is None or not read_back.request([change.poll.id]):
+    states = known_totals().applied(change, before) if before is not None and change.counted else None
+    if states is None or not vote_read_back().request([change.poll.id]):
         states = _read_totals(store, change.poll)
         moved = [states[name] for name in change.changed_counters() if name in states]
         if moved:
@@ -104,14 +108,14 @@ def _read_totals(store, poll: PollDefinition) -> dict[str, CounterState]:
     names = selectors.option_counters(poll)
     began = time.monotonic()
     states = store.get_many(names)
-    known_totals(store).learn(poll.id, names, states, began=began)
+    known_totals().learn(poll.id, names, states, began=began)
     return {state.name: state for state in states}
 
 
 def _read_polls(poll_ids: list[str]) -> list[CounterState]:
     """The read-back of polls that took votes: their option totals in one read, kept as known."""
     store = get_store()
-    known = known_totals(store)
+    known = known_totals()
     names = {poll_id: known.names(poll_id) for poll_id in poll_ids}
     began = time.monotonic()
     states = store.get_many([name for poll_names in names.values() for name in poll_names])
@@ -120,8 +124,14 @@ def _read_polls(poll_ids: list[str]) -> list[CounterState]:
     return states
 
 
-# The push of the totals a vote moved: read after the vote, once per interval for every poll voted on.
-read_back = ReadBack(_read_polls)
+def build_vote_read_back(process: object) -> ReadBack:
+    """The push of the totals votes moved: read after the vote, once per interval for every poll voted on."""
+    return ReadBack(process.part("live_loop"), read=_read_polls, publish=process.part("broadcaster").publish)
+
+
+def vote_read_back() -> ReadBack:
+    """This process's read-back of polls that took votes."""
+    return runtime().part("vote_read_back")
 
 
 def vote_body(

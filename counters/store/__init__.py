@@ -1,4 +1,4 @@
-"""The configured counter store, resolved lazily from a dotted path and cached per process.
+"""The configured counter store, resolved lazily from a dotted path and kept in the process's runtime.
 
 Looking the store up only builds it: tables are created and demo content written by
 `manage.py counters_init`, never as a side effect of the first request.
@@ -6,41 +6,42 @@ Looking the store up only builds it: tables are created and demo content written
 
 from __future__ import annotations
 
-import threading
-
 from django.utils.module_loading import import_string
 
 from counters import conf
-from counters.store.base import CounterStore
+from counters.runtime import runtime
+from counters.store.base import CounterStore, StoreHooks
+from counters.store.presence import PresenceStore
 
-__all__ = ["CounterStore", "get_store", "reset_store"]
-
-_lock = threading.Lock()
-_store: CounterStore | None = None
+__all__ = ["CounterStore", "StoreHooks", "build_store", "get_presence_store", "get_store", "reset_store"]
 
 
-def build_store() -> CounterStore:
-    """Build the store named by COUNTERS_STORE_BACKEND from the settings (no I/O beyond connecting)."""
+def build_store(process: object = None, *, hooks: StoreHooks = StoreHooks()) -> CounterStore:  # noqa: B008
+    """Build the store named by COUNTERS_STORE_BACKEND (no I/O beyond connecting); `process`: a runtime."""
     backend = import_string(conf.store_backend())
-    return backend.from_settings()
+    if process is not None:
+        hooks = StoreHooks(moved=lambda: process.drop("store"), lost=lambda: store_lost(process))
+    return backend.from_settings(hooks=hooks)
+
+
+def store_lost(process: object) -> None:
+    """Tell the runtime's parts that listen (live pages) that the store is gone."""
+    for part in process.each_built():
+        listener = getattr(part, "store_lost", None)
+        if callable(listener):
+            listener()
 
 
 def get_store() -> CounterStore:
-    """Return this process's store, building it on first use."""
-    global _store
-    store = _store
-    if store is not None:
-        return store
-    with _lock:
-        if _store is None:
-            _store = build_store()
-        return _store
+    """This process's store, built on first use."""
+    return runtime().part("store")
+
+
+def get_presence_store() -> PresenceStore:
+    """This process's viewing-now counts store (Redis with channels_redis, else its own memory)."""
+    return runtime().part("presence_store")
 
 
 def reset_store() -> None:
-    """Forget the cached store and its clients, e.g. when settings change."""
-    global _store
-    with _lock:
-        store, _store = _store, None
-    if store is not None:
-        store.close()
+    """Forget the store and everything kept for it; the next use builds it from the settings."""
+    runtime().drop("store")

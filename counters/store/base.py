@@ -8,10 +8,26 @@ exceptions (counters.exceptions). tests/unit/store/test_contract.py runs against
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from counters.domain import values
 from counters.domain.visitors import VisitDay
+
+
+def _nothing() -> None:
+    """Hear an event and do nothing with it."""
+
+
+@dataclass(frozen=True)
+class StoreHooks:
+    """What a store tells the process it serves (called from a background thread, never blocking)."""
+
+    # The database answers somewhere else now (the embedded DynamoDB Local was started again on
+    # another port): build the store anew.
+    moved: Callable[[], None] = _nothing
+    # The database died: nothing can be counted until it is back; live pages should say so.
+    lost: Callable[[], None] = _nothing
 
 
 class CounterStore(ABC):
@@ -19,7 +35,7 @@ class CounterStore(ABC):
 
     @classmethod
     @abstractmethod
-    def from_settings(cls) -> CounterStore:
+    def from_settings(cls, *, hooks: StoreHooks = StoreHooks()) -> CounterStore:
         """Build the store the settings describe; no table is created and nothing is written."""
 
     def close(self) -> None:  # noqa: B027 - optional: most backends hold nothing to release

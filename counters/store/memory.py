@@ -29,7 +29,7 @@ from counters.exceptions import (
     UnknownCounter,
     VersionConflict,
 )
-from counters.store.base import CounterStore
+from counters.store.base import CounterStore, StoreHooks
 
 
 @dataclass
@@ -105,7 +105,7 @@ class MemoryCounterStore(CounterStore):
         self._seen: set[tuple[str, str, str]] = set()  # (page, day key, visitor)
 
     @classmethod
-    def from_settings(cls) -> MemoryCounterStore:
+    def from_settings(cls, *, hooks: StoreHooks = StoreHooks()) -> MemoryCounterStore:  # noqa: B008
         """A fresh, empty store named after the settings' table."""
         return cls(table=conf.table_name())
 

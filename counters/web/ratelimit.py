@@ -8,8 +8,6 @@ import math
 import time
 
 from django.conf import settings
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 from django.http import HttpRequest
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.errors import ConfigurationError, StorageError
@@ -18,6 +16,7 @@ from limits.strategies import FixedWindowRateLimiter
 
 from counters import conf
 from counters.exceptions import RateLimited
+from counters.runtime import runtime
 
 CACHE_ALIAS = "default"
 SCOPE = "counters-vote"
@@ -71,41 +70,50 @@ def seconds_to_wait(limiter: FixedWindowRateLimiter, limit: RateLimitItem, addre
     return max(1, math.ceil(reset_at - time.time()))
 
 
-@functools.cache
+class VoteLimiter:
+    """This process's vote limiters: the one every worker shares, and its own for when that is unreachable."""
+
+    @classmethod
+    def from_settings(cls, process: object = None) -> VoteLimiter:
+        """Limiters for the settings' default cache, built at first use."""
+        return cls()
+
+    @functools.cached_property
+    def shared(self) -> FixedWindowRateLimiter:
+        """The Redis behind the default cache, or this process's own without one."""
+        cache = settings.CACHES.get(CACHE_ALIAS, {})
+        if not cache.get("BACKEND", "").endswith(".RedisCache"):
+            return self.local
+        location = cache["LOCATION"]
+        # Django's RedisCache writes to the first of several servers; so do we.
+        primary = (location.split(",") if isinstance(location, str) else location)[0]
+        if primary.startswith("unix://"):
+            primary = "redis+" + primary  # Django's RedisCache says unix://, `limits` redis+unix://
+        storage = storage_from_string(
+            primary,
+            # The cache's prefix keeps sites (and tests) that share one Redis apart.
+            key_prefix=cache.get("KEY_PREFIX") or "LIMITS",
+            wrap_exceptions=True,
+            socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+            socket_timeout=REDIS_TIMEOUT_SECONDS,
+        )
+        return FixedWindowRateLimiter(storage)
+
+    @functools.cached_property
+    def local(self) -> FixedWindowRateLimiter:
+        """This process's own count: without Redis, and while Redis is unreachable."""
+        # MemoryStorage starts a short-lived expiry thread when none is running, so a check far from the
+        # last one costs a thread start (a few tenths of a millisecond): accepted beside the vote's own
+        # DynamoDB write, and this path is only taken without Redis; with Redis a check is 5-6x cheaper
+        # than the former add/exists/incr on Django's cache.
+        return FixedWindowRateLimiter(MemoryStorage())
+
+
 def shared_limiter() -> FixedWindowRateLimiter:
-    """The limiter every worker shares: the Redis behind the default cache, or this process without one."""
-    cache = settings.CACHES.get(CACHE_ALIAS, {})
-    if not cache.get("BACKEND", "").endswith(".RedisCache"):
-        return local_limiter()
-    location = cache["LOCATION"]
-    # Django's RedisCache writes to the first of several servers; so do we.
-    primary = (location.split(",") if isinstance(location, str) else location)[0]
-    if primary.startswith("unix://"):
-        primary = "redis+" + primary  # Django's RedisCache says unix://, `limits` redis+unix://
-    storage = storage_from_string(
-        primary,
-        # The cache's prefix keeps sites (and tests) that share one Redis apart.
-        key_prefix=cache.get("KEY_PREFIX") or "LIMITS",
-        wrap_exceptions=True,
-        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
-        socket_timeout=REDIS_TIMEOUT_SECONDS,
-    )
-    return FixedWindowRateLimiter(storage)
+    """The limiter every worker shares (this process's own without Redis)."""
+    return runtime().part("vote_limiter").shared
 
 
-@functools.cache
 def local_limiter() -> FixedWindowRateLimiter:
-    """This process's own count: without Redis, and while Redis is unreachable."""
-    # MemoryStorage starts a short-lived expiry thread when none is running, so a check far from the
-    # last one costs a thread start (a few tenths of a millisecond): accepted beside the vote's own
-    # DynamoDB write, and this path is only taken without Redis; with Redis a check is 5-6x cheaper
-    # than the former add/exists/incr on Django's cache.
-    return FixedWindowRateLimiter(MemoryStorage())
-
-
-@receiver(setting_changed)
-def forget_limiters(*, setting: str, **kwargs) -> None:
-    """Start from fresh limiters when tests change where votes are counted or how many are allowed."""
-    if setting in {"CACHES", "COUNTERS_VOTE_RATE"}:
-        shared_limiter.cache_clear()
-        local_limiter.cache_clear()
+    """This process's own limiter."""
+    return runtime().part("vote_limiter").local

@@ -9,6 +9,7 @@ import uuid
 import pytest
 from django.test import Client
 
+from tests.support.live import RecordingBroadcaster
 from tests.support.voting import assert_poll_consistent, poll_tally
 
 URL = "/api/polls/language/vote"
@@ -199,9 +200,8 @@ def test_poll_tag_puts_a_poll_on_any_page(demo_store, rf):
 
 
 @pytest.mark.django_db
-def test_every_change_is_published_with_the_moved_totals(voter, monkeypatch):
-    published = []
-    monkeypatch.setattr("counters.live.broadcast.publish", lambda states: published.append(list(states)))
+def test_every_change_is_published_with_the_moved_totals(voter, process_runtime):
+    published = process_runtime.give("broadcaster", RecordingBroadcaster()).batches
     post(voter, {"option": "python"})
     post(voter, {"option": "python"})  # no change: nothing to push
     post(voter, {"option": "go"})

@@ -10,6 +10,7 @@ import requests
 from playwright.sync_api import sync_playwright
 
 from counters.background.history_writer import HistoryRecorder
+from counters.store import get_store
 from tests.support.browser import launch
 from tests.support.processes import PROJECT_DIR, SiteProcess
 from tests.support.site import site_env_for
@@ -32,7 +33,7 @@ def wait_for(condition, *, timeout: float = 15.0, what: str) -> None:
 
 def seed_history(now: float) -> None:
     """Write past views of `welcome` the way the batcher would have."""
-    recorder = HistoryRecorder()
+    recorder = HistoryRecorder(get_store())
     for minutes, views in PAST_VIEWS.items():
         recorder.record(name="welcome", count=views, at=now - minutes * 60)
     recorder.flush()

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from counters.background.history_writer import HistoryRecorder
 from counters.demo import seed_demo
 from counters.domain.values import CounterDefinition
-from counters.store import get_store, reset_store
+from counters.store import build_store
 from tests.support.browser import (
     admin_login,
     axe_violations,
@@ -51,8 +51,7 @@ def face(dynamodb_local, tmp_path_factory):
         COUNTERS_TABLE=table,
         COUNTERS_DATA_DIR=data_dir,
     ):
-        reset_store()
-        store = get_store()
+        store = build_store()
         store.ensure_table()
         seed_demo(store)
         store.define_counter(
@@ -60,7 +59,7 @@ def face(dynamodb_local, tmp_path_factory):
         )  # never visited
         for _ in range(sum(PAST_DOCS.values())):
             store.increment("docs", kind="views")
-        recorder = HistoryRecorder()
+        recorder = HistoryRecorder(store)
         now = time.time()
         for minutes, views in PAST_DOCS.items():
             recorder.record(name="docs", count=views, at=now - minutes * 60)
@@ -75,7 +74,7 @@ def face(dynamodb_local, tmp_path_factory):
             with site:
                 yield store, site
         finally:
-            reset_store()
+            store.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,15 +1,17 @@
-"""Helpers for live-push tests: websocket clients of the ASGI app and of real site processes."""
+"""Helpers for live-push tests: websocket clients of the app and of site processes, a stand-in broadcaster."""
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from urllib.parse import urlencode
 
 from channels.testing import WebsocketCommunicator
 from websockets.sync.client import ClientConnection, connect
 
+from counters.domain.values import CounterState
 from counters_site.asgi import application
 
 WS_PATH = "/ws/counters/"
@@ -75,3 +77,25 @@ def receive_until(
         except TimeoutError:
             continue
     return frames
+
+
+class RecordingBroadcaster:
+    """Keeps every state published and every message announced, in order; sends nothing."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[CounterState]] = []  # each call's states
+        self.states: list[CounterState] = []
+        self.triples: list[tuple[str, int, int]] = []  # (name, value, version) of each state
+        self.messages: list[dict] = []
+
+    def publish(self, states: Iterable[CounterState]) -> None:
+        """Keep the states."""
+        batch = list(states)
+        self.batches.append(batch)
+        for state in batch:
+            self.states.append(state)
+            self.triples.append((state.name, state.value, state.version))
+
+    def announce(self, message: dict) -> None:
+        """Keep the message."""
+        self.messages.append(message)

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from counters.live import broadcast
+from counters.live.loop import live_loop
 
 
 async def _cancel_others() -> None:
@@ -18,11 +18,11 @@ async def _cancel_others() -> None:
 
 @contextmanager
 def server_loop() -> Iterator[asyncio.AbstractEventLoop]:
-    """Run a loop in a thread and bind the broadcaster to it; stop and close it afterwards."""
+    """Run a loop in a thread and bind the live push to it; stop and close it afterwards."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, name="server-loop", daemon=True)
     thread.start()
-    broadcast.broadcaster.bind(loop)
+    live_loop().bind(loop)
     try:
         yield loop
     finally:

@@ -13,10 +13,11 @@ from typing import Any
 from counters import conf
 from counters.domain import values
 from counters.domain.visitors import VisitDay
-from counters.store.base import CounterStore
+from counters.store.base import CounterStore, StoreHooks
 from counters.store.dynamodb import counters, history, polls, resets, visitors, votes
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
+from counters.store.dynamodb.counter_writes import CounterWriter
 from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import Table
@@ -33,13 +34,16 @@ class DynamoCounterStore(CounterStore):
         # Concurrent increments of one counter share one UpdateItem (see group_commit.py).
         self.increments: GroupCommit[values.CounterState] = GroupCommit()
         self.steps: dict[str, int] = {}
+        self.counter_writer = CounterWriter(
+            self.gateway, self.shard_view, steps=self.steps, batches=self.increments
+        )
         # Guesses that let a vote go straight to its transaction (see vote_memory.py).
         self.vote_memory = VoteMemory()
 
     @classmethod
-    def from_settings(cls) -> DynamoCounterStore:
+    def from_settings(cls, *, hooks: StoreHooks = StoreHooks()) -> DynamoCounterStore:  # noqa: B008
         """Clients for DYNAMODB_ENDPOINT_URL (or the embedded DynamoDB Local) and the settings' table."""
-        clients = build_clients(resolve_connection())
+        clients = build_clients(resolve_connection(hooks))
         return cls(client=clients.single_shot, retrying_client=clients.retrying, table=conf.table_name())
 
     @property
@@ -73,13 +77,7 @@ class DynamoCounterStore(CounterStore):
 
     def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add to a counter and return the new total and version; concurrent adds share one UpdateItem."""
-
-        def write(times: int) -> values.CounterState:
-            return counters.increment(
-                self.gateway, self.shard_view, self.steps, name, kind=kind, by=by, times=times
-            )
-
-        return self.increments.submit((name, kind, by), write)
+        return self.counter_writer.increment(name, kind=kind, by=by)
 
     def get(self, name: str) -> values.CounterState:
         """Read one counter (strongly consistent); a hot counter's total is summed from one Query."""
@@ -121,11 +119,7 @@ class DynamoCounterStore(CounterStore):
 
     def add_bot_view(self, name: str) -> values.CounterState:
         """One conditional ADD to `bot_views` on the item a view would go to, sent once and shared."""
-
-        def write(times: int) -> values.CounterState:
-            return counters.add_bot_view(self.gateway, self.shard_view, name, times=times)
-
-        return self.increments.submit((name, "bot views"), write)
+        return self.counter_writer.add_bot_view(name)
 
     def daily_salt(self, day: VisitDay, *, candidate: bytes) -> bytes:
         """The day's salt from one idempotent UpdateItem (`if_not_exists`)."""
@@ -187,22 +181,9 @@ class DynamoCounterStore(CounterStore):
         self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
     ) -> values.VoteChange:
         """Make `option` the voter's choice (None retracts) in one transaction; retry on a race."""
-        # `_vote_reads` is looked up on each call, so a test may put itself between read and write.
         return votes.cast_vote(
-            self.gateway,
-            poll_id,
-            voter=voter,
-            option=option,
-            claim=claim,
-            reads=self._vote_reads,
-            memory=self.vote_memory,
+            self.gateway, poll_id, voter=voter, option=option, claim=claim, memory=self.vote_memory
         )
-
-    def _vote_reads(
-        self, poll_id: str, voter: str, claim: values.IdempotencyClaim | None
-    ) -> tuple[values.PollDefinition, values.VoterRecord]:
-        """Poll, voter record and (with a key) idempotency record in one consistent BatchGetItem."""
-        return votes.vote_reads(self.gateway, poll_id, voter, claim)
 
     def voter_record(self, poll_id: str, voter: str) -> values.VoterRecord:
         """A voter's choice in a poll, strongly consistent."""

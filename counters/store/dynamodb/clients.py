@@ -10,6 +10,7 @@ from botocore.config import Config
 from django.core.exceptions import ImproperlyConfigured
 
 from counters import conf
+from counters.store.base import StoreHooks
 from counters.store.dynamodb import outage
 
 # Timeouts are short and bounded so an outage answers 503 quickly instead of hanging workers: a
@@ -20,8 +21,9 @@ from counters.store.dynamodb import outage
 # Both are settings (COUNTERS_DYNAMODB_CONNECT_TIMEOUT, default 1 s; COUNTERS_DYNAMODB_READ_TIMEOUT,
 # default 2 s; counters/conf.py), read when the clients are built.
 RETRY_ATTEMPTS = 3
-# The pool must cover the requests one worker has in flight at once: daphne runs each request's sync
-# code on a thread of its own, so that is the worker's concurrency. Fewer connections than in-flight
+# The pool must cover the requests one worker has in flight at once: each runs its sync code on a
+# thread of the worker's request pool (counters/web/asgi_handler.py, as many threads as this setting),
+# so that is the worker's concurrency. Fewer connections than in-flight
 # store calls and urllib3 opens a new connection per extra call and throws it away after (a TCP
 # handshake on the hot path, and "Connection pool is full" warnings). COUNTERS_DYNAMODB_MAX_POOL.
 
@@ -80,7 +82,7 @@ class Clients:
     retrying: Any
 
 
-def resolve_connection() -> Connection:
+def resolve_connection(hooks: StoreHooks) -> Connection:
     """Use DYNAMODB_ENDPOINT_URL when set, else start or reuse the embedded DynamoDB Local (if allowed)."""
     if conf.endpoint_url():
         return Connection(endpoint_url=conf.endpoint_url(), region=conf.region())
@@ -91,10 +93,11 @@ def resolve_connection() -> Connection:
             ".amazonaws.com) or, for a demo machine only, COUNTERS_EMBEDDED_DYNAMODB=true."
         )
     from counters.embedded.supervisor import supervise
-    from counters.store import reset_store
 
-    # Watched from now on: started again if it dies; a new endpoint means new clients (reset_store).
-    supervisor = supervise(conf.data_dir(), base_dir=conf.base_dir(), on_moved=reset_store)
+    # Watched from now on: started again if it dies; a new endpoint means new clients (hooks.moved).
+    supervisor = supervise(
+        conf.data_dir(), base_dir=conf.base_dir(), on_moved=hooks.moved, on_lost=hooks.lost
+    )
     outage.when_unreachable(supervisor.wake)
     local = supervisor.current
     return Connection(

@@ -2,7 +2,7 @@
 
 While a write for a key is in flight, later requests for that key gather in the next batch; when the
 write returns, the batch's first request sends one write for all of them (`write(count)`), and every
-request of the batch gets that write's answer, or its exception. Nothing waits for a timer: an idle
+request of the batch gets that write's result, or its exception. Nothing waits for a timer: an idle
 key is written at once, and the busier a key, the larger its batches. This is how databases group
 log flushes; here it lets one `UpdateItem ADD n` stand for n concurrent views of a hot page.
 
@@ -16,35 +16,36 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-Answer = TypeVar("Answer")
+# What one write returns (for counters, the new CounterState), handed to every request it carried.
+Result = TypeVar("Result")
 
 
-class _Batch(Generic[Answer]):
+class _Batch(Generic[Result]):
     """Requests that will share one write, and its outcome once known."""
 
     def __init__(self) -> None:
         self.count = 0
         self.done = threading.Event()
-        self.answer: Answer | None = None
+        self.result: Result | None = None
         self.error: BaseException | None = None
 
-    def outcome(self) -> Answer:
-        """The write's answer, or its exception raised again in this request's thread."""
+    def outcome(self) -> Result:
+        """The write's result, or its exception raised again in this request's thread."""
         if self.error is not None:
             raise self.error
-        return self.answer  # type: ignore[return-value]
+        return self.result  # type: ignore[return-value]
 
 
-class GroupCommit(Generic[Answer]):
+class GroupCommit(Generic[Result]):
     """One write in flight per key; requests arriving meanwhile ride together on the next one."""
 
     def __init__(self) -> None:
         self._turn = threading.Condition()
-        self._gathering: dict[Hashable, _Batch[Answer]] = {}
+        self._gathering: dict[Hashable, _Batch[Result]] = {}
         self._in_flight: set[Hashable] = set()
 
-    def submit(self, key: Hashable, write: Callable[[int], Answer]) -> Answer:
-        """Run `write(n)` once for this request and the n-1 others gathered with it; its answer."""
+    def submit(self, key: Hashable, write: Callable[[int], Result]) -> Result:
+        """Run `write(n)` once for this request and the n-1 others gathered with it; its result."""
         with self._turn:
             batch = self._gathering.get(key)
             leads = batch is None
@@ -61,7 +62,7 @@ class GroupCommit(Generic[Answer]):
             batch.done.wait()
             return batch.outcome()
         try:
-            batch.answer = write(batch.count)
+            batch.result = write(batch.count)
         except BaseException as error:
             batch.error = error
         finally:

@@ -9,7 +9,7 @@ counters/background/history_writer.py: one ADD per bucket per process per flush,
 
 from __future__ import annotations
 
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.table import Table
 
@@ -20,9 +20,9 @@ ADD_TO_BUCKET = "ADD #count :count SET #expires = :expires"
 def add_to_bucket(table: Table, name: str, bucket: str, count: int, *, expires_at: int) -> None:
     """One ADD on a bucket, sent once: a resent ADD whose answer was lost would count twice."""
     table.update_item(
-        s.history_key(name, bucket),
+        schema.history_key(name, bucket),
         update=ADD_TO_BUCKET,
-        names={"#count": s.COUNT, "#expires": s.EXPIRES_AT},
+        names={"#count": schema.COUNT, "#expires": schema.EXPIRES_AT},
         values={":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}},
         send_once=True,
     )
@@ -31,9 +31,11 @@ def add_to_bucket(table: Table, name: str, bucket: str, count: int, *, expires_a
 def read_buckets(table: Table, name: str, *, first: str, last: str) -> dict[str, int]:
     """One Query of a bucket range; eventually consistent is plenty for a chart and costs half."""
     # The range takes in the last bucket's shard items too (a hot page's daily visitors), summed per bucket.
-    found = table.query_all(s.history_pk(name), sk_range=(first, last + s.SHARD_SUFFIX_END), consistent=False)
+    found = table.query_all(
+        schema.history_pk(name), sk_range=(first, last + schema.SHARD_SUFFIX_END), consistent=False
+    )
     counts: dict[str, int] = {}
     for item in found:
-        bucket = s.bucket_of(item[s.SK]["S"])
-        counts[bucket] = counts.get(bucket, 0) + as_int(item.get(s.COUNT))
+        bucket = schema.bucket_of(item[schema.SK]["S"])
+        counts[bucket] = counts.get(bucket, 0) + as_int(item.get(schema.COUNT))
     return counts

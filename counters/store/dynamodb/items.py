@@ -7,7 +7,7 @@ from typing import Any
 
 from counters.domain import values
 from counters.domain.shards import validate_shards
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from counters.store.dynamodb.schema import as_bool, as_int, as_str, optional_str
 
 # ---- counters ----
@@ -15,21 +15,21 @@ from counters.store.dynamodb.schema import as_bool, as_int, as_str, optional_str
 
 def item_value(item: dict[str, Any]) -> int:
     """An item's part of the total: its value, or its `start` before the first write (shards start at 0)."""
-    return as_int(item.get(s.VALUE), as_int(item.get(s.START)))
+    return as_int(item.get(schema.VALUE), as_int(item.get(schema.START)))
 
 
 def state_from_item(name: str, item: dict[str, Any]) -> values.CounterState:
     """Build a values.CounterState from a total item; a never-hit counter shows its start value."""
     return values.CounterState(
         name=name,
-        kind=as_str(item.get(s.KIND)),
+        kind=as_str(item.get(schema.KIND)),
         value=item_value(item),
-        version=as_int(item.get(s.VERSION)),
-        title=as_str(item.get(s.TITLE)),
-        description=as_str(item.get(s.DESCRIPTION)),
-        updated_at=as_str(item.get(s.UPDATED_AT)) or None,
-        bot_views=as_int(item.get(s.BOT_VIEWS)),
-        badge_counts=as_bool(item.get(s.BADGE_COUNTS)),
+        version=as_int(item.get(schema.VERSION)),
+        title=as_str(item.get(schema.TITLE)),
+        description=as_str(item.get(schema.DESCRIPTION)),
+        updated_at=as_str(item.get(schema.UPDATED_AT)) or None,
+        bot_views=as_int(item.get(schema.BOT_VIEWS)),
+        badge_counts=as_bool(item.get(schema.BADGE_COUNTS)),
     )
 
 
@@ -38,39 +38,39 @@ def state_from_increment(name: str, kind: str, attributes: dict[str, Any]) -> va
     return values.CounterState(
         name=name,
         kind=kind,
-        value=as_int(attributes.get(s.VALUE)),
-        version=as_int(attributes.get(s.VERSION)),
-        updated_at=as_str(attributes.get(s.UPDATED_AT)) or None,
-        bot_views=as_int(attributes.get(s.BOT_VIEWS)),
+        value=as_int(attributes.get(schema.VALUE)),
+        version=as_int(attributes.get(schema.VERSION)),
+        updated_at=as_str(attributes.get(schema.UPDATED_AT)) or None,
+        bot_views=as_int(attributes.get(schema.BOT_VIEWS)),
     )
 
 
 def summed_state(name: str, items: list[dict[str, Any]]) -> values.CounterState:
     """A counter's state summed over its TOTAL and SHARD#k items (which must include TOTAL)."""
-    total = next(item for item in items if item[s.SK]["S"] == s.TOTAL_SK)
+    total = next(item for item in items if item[schema.SK]["S"] == schema.TOTAL_SK)
     return dataclasses.replace(
         state_from_item(name, total),
         value=sum(item_value(item) for item in items),
-        version=sum(as_int(item.get(s.VERSION)) for item in items),
-        bot_views=sum(as_int(item.get(s.BOT_VIEWS)) for item in items),
+        version=sum(as_int(item.get(schema.VERSION)) for item in items),
+        bot_views=sum(as_int(item.get(schema.BOT_VIEWS)) for item in items),
     )
 
 
 def name_from_counter_pk(item: dict[str, Any]) -> str:
     """The counter name in an item's `C#<name>` partition key."""
-    return item[s.PK]["S"].removeprefix(s.COUNTER_PK_PREFIX)
+    return item[schema.PK]["S"].removeprefix(schema.COUNTER_PK_PREFIX)
 
 
 def shard_item(name: str, index: int, *, kind: str, step: dict[str, Any], epoch: int, now: str) -> dict:
     """A new, empty shard: what a plain increment's condition and expression need, with start 0."""
     return {
-        **s.shard_key(name, index),
-        s.KIND: {"S": kind},
-        s.START: {"N": "0"},
-        s.STEP: step,
-        s.VERSION: {"N": "0"},
-        s.EPOCH: {"N": str(epoch)},
-        s.CREATED_AT: {"S": now},
+        **schema.shard_key(name, index),
+        schema.KIND: {"S": kind},
+        schema.START: {"N": "0"},
+        schema.STEP: step,
+        schema.VERSION: {"N": "0"},
+        schema.EPOCH: {"N": str(epoch)},
+        schema.CREATED_AT: {"S": now},
     }
 
 
@@ -84,28 +84,28 @@ def declared_hot_items(definition: values.CounterDefinition, now: str) -> tuple[
         shard_item(definition.name, k, kind=definition.kind, step=step, epoch=0, now=now)
         for k in range(shards)
     ]
-    return {s.SHARDS: {"N": str(shards)}, s.EPOCH: {"N": "0"}}, items
+    return {schema.SHARDS: {"N": str(shards)}, schema.EPOCH: {"N": "0"}}, items
 
 
 def counter_items(definition: values.CounterDefinition, now: str) -> list[dict[str, Any]]:
     """A new counter's items: its total first, then its registry entry and any shards."""
     total = {
-        **s.total_key(definition.name),
-        s.KIND: {"S": definition.kind},
-        s.TITLE: {"S": definition.title},
-        s.DESCRIPTION: {"S": definition.description},
-        s.START: {"N": str(definition.start)},
-        s.STEP: {"N": str(definition.step)},
-        s.VERSION: {"N": "0"},
-        s.BADGE_COUNTS: {"BOOL": definition.badge_counts},
-        s.CREATED_AT: {"S": now},
+        **schema.total_key(definition.name),
+        schema.KIND: {"S": definition.kind},
+        schema.TITLE: {"S": definition.title},
+        schema.DESCRIPTION: {"S": definition.description},
+        schema.START: {"N": str(definition.start)},
+        schema.STEP: {"N": str(definition.step)},
+        schema.VERSION: {"N": "0"},
+        schema.BADGE_COUNTS: {"BOOL": definition.badge_counts},
+        schema.CREATED_AT: {"S": now},
     }
     hot_attributes, shard_items = declared_hot_items(definition, now)
     total.update(hot_attributes)
     registry = {
-        **s.counter_registry_key(definition.name),
-        s.KIND: {"S": definition.kind},
-        s.CREATED_AT: {"S": now},
+        **schema.counter_registry_key(definition.name),
+        schema.KIND: {"S": definition.kind},
+        schema.CREATED_AT: {"S": now},
     }
     return [total, registry, *shard_items]
 
@@ -115,7 +115,7 @@ def counter_items(definition: values.CounterDefinition, now: str) -> list[dict[s
 
 def seen_item(name: str, day: str, visitor: str, *, expires_at: int) -> dict[str, Any]:
     """The marker of a visitor seen on a page on a day: the keyed hash, nothing else about them."""
-    return {**s.seen_key(name, day, visitor), s.EXPIRES_AT: {"N": str(expires_at)}}
+    return {**schema.seen_key(name, day, visitor), schema.EXPIRES_AT: {"N": str(expires_at)}}
 
 
 # ---- resets ----
@@ -126,13 +126,13 @@ def reset_audit_item(
 ) -> dict[str, Any]:
     """The audit item of a reset of `current` (the state it replaced) to 0 at `new_version`."""
     return {
-        **s.reset_key(current.name, at, suffix),
-        s.ACTOR: {"S": actor},
-        s.REASON: {"S": reason},
-        s.OLD_VALUE: {"N": str(current.value)},
-        s.OLD_VERSION: {"N": str(current.version)},
-        s.NEW_VERSION: {"N": str(new_version)},
-        s.CREATED_AT: {"S": at},
+        **schema.reset_key(current.name, at, suffix),
+        schema.ACTOR: {"S": actor},
+        schema.REASON: {"S": reason},
+        schema.OLD_VALUE: {"N": str(current.value)},
+        schema.OLD_VERSION: {"N": str(current.version)},
+        schema.NEW_VERSION: {"N": str(new_version)},
+        schema.CREATED_AT: {"S": at},
     }
 
 
@@ -140,12 +140,12 @@ def record_from_item(name: str, item: dict[str, Any]) -> values.ResetRecord:
     """Build a values.ResetRecord from an audit item."""
     return values.ResetRecord(
         name=name,
-        at=as_str(item.get(s.CREATED_AT)),
-        actor=as_str(item.get(s.ACTOR)),
-        reason=as_str(item.get(s.REASON)),
-        old_value=as_int(item.get(s.OLD_VALUE)),
-        old_version=as_int(item.get(s.OLD_VERSION)),
-        new_version=as_int(item.get(s.NEW_VERSION)),
+        at=as_str(item.get(schema.CREATED_AT)),
+        actor=as_str(item.get(schema.ACTOR)),
+        reason=as_str(item.get(schema.REASON)),
+        old_value=as_int(item.get(schema.OLD_VALUE)),
+        old_version=as_int(item.get(schema.OLD_VERSION)),
+        new_version=as_int(item.get(schema.NEW_VERSION)),
     )
 
 
@@ -154,31 +154,31 @@ def record_from_item(name: str, item: dict[str, Any]) -> values.ResetRecord:
 
 def option_item(option: values.PollOption) -> dict[str, Any]:
     """One option as stored in its poll's `options` list."""
-    return {"M": {s.OPTION_ID: {"S": option.id}, s.OPTION_LABEL: {"S": option.label}}}
+    return {"M": {schema.OPTION_ID: {"S": option.id}, schema.OPTION_LABEL: {"S": option.label}}}
 
 
 def poll_item(poll: values.PollDefinition, now: str) -> dict[str, Any]:
     """A poll's registry item, holding its question, options and closed flag."""
     return {
-        **s.poll_registry_key(poll.id),
-        s.QUESTION: {"S": poll.question},
-        s.OPTIONS: {"L": [option_item(option) for option in poll.options]},
-        s.CLOSED: {"BOOL": poll.closed},
-        s.CREATED_AT: {"S": now},
+        **schema.poll_registry_key(poll.id),
+        schema.QUESTION: {"S": poll.question},
+        schema.OPTIONS: {"L": [option_item(option) for option in poll.options]},
+        schema.CLOSED: {"BOOL": poll.closed},
+        schema.CREATED_AT: {"S": now},
     }
 
 
 def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
     """Build a values.PollDefinition from its registry item."""
     options = tuple(
-        values.PollOption(id=entry["M"][s.OPTION_ID]["S"], label=entry["M"][s.OPTION_LABEL]["S"])
-        for entry in item.get(s.OPTIONS, {}).get("L", [])
+        values.PollOption(id=entry["M"][schema.OPTION_ID]["S"], label=entry["M"][schema.OPTION_LABEL]["S"])
+        for entry in item.get(schema.OPTIONS, {}).get("L", [])
     )
     return values.PollDefinition(
-        id=item[s.SK]["S"],
-        question=as_str(item.get(s.QUESTION)),
+        id=item[schema.SK]["S"],
+        question=as_str(item.get(schema.QUESTION)),
         options=options,
-        closed=as_bool(item.get(s.CLOSED)),
+        closed=as_bool(item.get(schema.CLOSED)),
     )
 
 
@@ -188,13 +188,13 @@ def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
 def voter_item(change: values.VoteChange, *, rev: int, now: str) -> dict[str, Any]:
     """A voter's record after `change`, at revision `rev` (no option once retracted)."""
     item = {
-        **s.voter_key(change.poll.id, change.voter),
-        s.VOTER: {"S": change.voter},
-        s.REV: {"N": str(rev)},
-        s.UPDATED_AT: {"S": now},
+        **schema.voter_key(change.poll.id, change.voter),
+        schema.VOTER: {"S": change.voter},
+        schema.REV: {"N": str(rev)},
+        schema.UPDATED_AT: {"S": now},
     }
     if change.choice:
-        item[s.OPTION] = {"S": change.choice}
+        item[schema.OPTION] = {"S": change.choice}
     return item
 
 
@@ -202,52 +202,52 @@ def voter_record_from_item(item: dict[str, Any] | None) -> values.VoterRecord:
     """Build a values.VoterRecord from a voter's record; no record is no vote, at revision 0."""
     if not item:
         return values.VoterRecord(option=None, rev=0)
-    return values.VoterRecord(option=optional_str(item.get(s.OPTION)), rev=as_int(item.get(s.REV)))
+    return values.VoterRecord(option=optional_str(item.get(schema.OPTION)), rev=as_int(item.get(schema.REV)))
 
 
 def voter_from_item(item: dict[str, Any]) -> str:
     """The voter of a voter record, from its `VOTER#<voter>` sort key."""
-    return item[s.SK]["S"].removeprefix(s.VOTER_SK_PREFIX)
+    return item[schema.SK]["S"].removeprefix(schema.VOTER_SK_PREFIX)
 
 
 def poll_id_from_voter_item(item: dict[str, Any]) -> str:
     """The poll of a voter record, from its `P#<poll>` partition key."""
-    return item[s.PK]["S"].removeprefix(s.POLL_PK_PREFIX)
+    return item[schema.PK]["S"].removeprefix(schema.POLL_PK_PREFIX)
 
 
 def is_voter_item(item: dict[str, Any]) -> bool:
     """Whether an item of a poll's partition is a voter record."""
-    return item[s.SK]["S"].startswith(s.VOTER_SK_PREFIX)
+    return item[schema.SK]["S"].startswith(schema.VOTER_SK_PREFIX)
 
 
 def idempotency_item(change: values.VoteChange, claim: values.IdempotencyClaim, now: str) -> dict[str, Any]:
     """The idempotency record of a vote: the request's fingerprint and the change it made."""
     item: dict[str, Any] = {
-        **s.idempotency_key(change.voter, claim.key),
-        s.FINGERPRINT: {"S": claim.fingerprint},
-        s.POLL: {"S": change.poll.id},
-        s.COUNTED: {"BOOL": change.counted},
-        s.EXPIRES_AT: {"N": str(claim.expires_at)},
-        s.CREATED_AT: {"S": now},
+        **schema.idempotency_key(change.voter, claim.key),
+        schema.FINGERPRINT: {"S": claim.fingerprint},
+        schema.POLL: {"S": change.poll.id},
+        schema.COUNTED: {"BOOL": change.counted},
+        schema.EXPIRES_AT: {"N": str(claim.expires_at)},
+        schema.CREATED_AT: {"S": now},
     }
     if change.choice:
-        item[s.OPTION] = {"S": change.choice}
+        item[schema.OPTION] = {"S": change.choice}
     if change.previous:
-        item[s.PREVIOUS] = {"S": change.previous}
+        item[schema.PREVIOUS] = {"S": change.previous}
     return item
 
 
 def is_live(item: dict[str, Any] | None, now: int) -> bool:
     """Whether an idempotency record exists and has not expired at `now` (epoch seconds)."""
     # TTL deletion lags by up to days: an expired record is treated as absent.
-    return bool(item) and as_int(item.get(s.EXPIRES_AT)) >= now
+    return bool(item) and as_int(item.get(schema.EXPIRES_AT)) >= now
 
 
 def reply_from_item(item: dict[str, Any]) -> values.StoredReply:
     """Build a values.StoredReply from an idempotency record."""
     return values.StoredReply(
-        fingerprint=as_str(item.get(s.FINGERPRINT)),
-        choice=optional_str(item.get(s.OPTION)),
-        previous=optional_str(item.get(s.PREVIOUS)),
-        counted=as_bool(item.get(s.COUNTED)),
+        fingerprint=as_str(item.get(schema.FINGERPRINT)),
+        choice=optional_str(item.get(schema.OPTION)),
+        previous=optional_str(item.get(schema.PREVIOUS)),
+        counted=as_bool(item.get(schema.COUNTED)),
     )

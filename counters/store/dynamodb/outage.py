@@ -86,29 +86,36 @@ def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
             "The counter store cannot be reached right now; try again shortly.", retry_after=5
         ) from exc
     except ClientError as exc:
-        code = error_code(exc)
-        if write and code in MAYBE_APPLIED_CODES:
-            raise OutcomeUnknown(
-                "The counter store failed while writing; this write counted once or not at all. "
-                "Reload to see the total before trying again.",
-                retry_after=5,
-            ) from exc
-        if code == "ResourceNotFoundException":
-            # Tables are created by `counters_init`, never by a request: say what to run.
-            raise StoreUnavailable(
-                "The counters table does not exist; nothing was changed. Run `manage.py counters_init`.",
-                retry_after=5,
-            ) from exc
-        if code in UNAVAILABLE_CODES:
-            retry_after = 2 if code in THROTTLE_CODES else 5
-            raise StoreUnavailable(
-                "The counter store is busy or unavailable; nothing was changed. Try again shortly.",
-                retry_after=retry_after,
-                refused=code in THROTTLE_CODES,
-            ) from exc
-        raise
+        mapped = outage_error(error_code(exc), write=write)
+        if mapped is None:
+            raise
+        raise mapped from exc
     except (ConnectionError, HTTPClientError, BotoCoreError) as exc:
         _tell_unreachable()
         raise StoreUnavailable(
             "The counter store cannot be reached right now; try again shortly.", retry_after=5
         ) from exc
+
+
+def outage_error(code: str, *, write: bool) -> Exception | None:
+    """The project's exception for an AWS error code that means an outage, or None for any other code."""
+    if write and code in MAYBE_APPLIED_CODES:
+        return OutcomeUnknown(
+            "The counter store failed while writing; this write counted once or not at all. "
+            "Reload to see the total before trying again.",
+            retry_after=5,
+        )
+    if code == "ResourceNotFoundException":
+        # Tables are created by `counters_init`, never by a request: say what to run.
+        return StoreUnavailable(
+            "The counters table does not exist; nothing was changed. Run `manage.py counters_init`.",
+            retry_after=5,
+        )
+    if code in UNAVAILABLE_CODES:
+        retry_after = 2 if code in THROTTLE_CODES else 5
+        return StoreUnavailable(
+            "The counter store is busy or unavailable; nothing was changed. Try again shortly.",
+            retry_after=retry_after,
+            refused=code in THROTTLE_CODES,
+        )
+    return None

@@ -13,8 +13,7 @@ from counters.domain.names import option_counter_name
 from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollDefinition, PollOption
 from counters.exceptions import Conflict, StoreUnavailable, UnknownCounter
-from counters.store.dynamodb import counters, items
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import counters, items, schema
 from counters.store.dynamodb.table import (
     CONDITION_FAILED,
     TRANSACTION_CONFLICT,
@@ -42,7 +41,7 @@ def define_poll(table: Table, poll: PollDefinition) -> bool:
 
 def get_poll(table: Table, poll_id: str) -> PollDefinition:
     """Read a poll's registry entry."""
-    item = table.get_item(s.poll_registry_key(poll_id))
+    item = table.get_item(schema.poll_registry_key(poll_id))
     if item is None:
         raise UnknownCounter(f"There is no poll named {poll_id!r}.")
     return items.poll_from_item(item)
@@ -50,7 +49,7 @@ def get_poll(table: Table, poll_id: str) -> PollDefinition:
 
 def list_polls(table: Table) -> list[PollDefinition]:
     """Every poll from its registry partition."""
-    return [items.poll_from_item(item) for item in table.query_all(s.POLL_REGISTRY_PK)]
+    return [items.poll_from_item(item) for item in table.query_all(schema.POLL_REGISTRY_PK)]
 
 
 # ---- administration ----
@@ -80,10 +79,10 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
     # Options are only ever appended: a list of the size read is the list read, so the id is still
     # new when the update applies. The counter's own Put condition guards the id a second time.
     append = table.update_entry(
-        s.poll_registry_key(poll_id),
+        schema.poll_registry_key(poll_id),
         update=APPEND_OPTION,
         condition=OPTIONS_SEEN,
-        names={"#pk": s.PK, "#options": s.OPTIONS, "#updated": s.UPDATED_AT},
+        names={"#pk": schema.PK, "#options": schema.OPTIONS, "#updated": schema.UPDATED_AT},
         values={
             ":new": {"L": [items.option_item(option)]},
             ":now": {"S": now},
@@ -109,10 +108,10 @@ def set_poll_closed(table: Table, poll_id: str, *, closed: bool) -> PollDefiniti
     """Set the poll's `closed` flag only if it is the other way now (a poll without one is open)."""
     try:
         attributes = table.update_item(
-            s.poll_registry_key(poll_id),
+            schema.poll_registry_key(poll_id),
             update=SET_CLOSED,
             condition=NOT_YET_SO,
-            names={"#pk": s.PK, "#closed": s.CLOSED, "#updated": s.UPDATED_AT},
+            names={"#pk": schema.PK, "#closed": schema.CLOSED, "#updated": schema.UPDATED_AT},
             values={":closed": {"BOOL": closed}, ":now": {"S": now_iso()}},
             returns="ALL_NEW",
             old_on_failure=True,

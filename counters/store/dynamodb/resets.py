@@ -17,8 +17,7 @@ from typing import Any
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterState, ResetRecord
 from counters.exceptions import Conflict, VersionConflict
-from counters.store.dynamodb import items
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.shards import commit, counter_items
@@ -62,21 +61,26 @@ def zero_item(table: Table, item: dict[str, Any], now: str) -> dict[str, Any]:
     """Zero one item of the counter if its version is still the one read."""
     condition = VERSION_SEEN
     values = {
-        ":seen": {"N": str(as_int(item.get(s.VERSION)))},
+        ":seen": {"N": str(as_int(item.get(schema.VERSION)))},
         ":zero": {"N": "0"},
         ":one": {"N": "1"},
         ":now": {"S": now},
     }
-    names = {"#value": s.VALUE, "#updated": s.UPDATED_AT, "#version": s.VERSION, "#epoch": s.EPOCH}
-    if item[s.SK]["S"] == s.TOTAL_SK:
+    names = {
+        "#value": schema.VALUE,
+        "#updated": schema.UPDATED_AT,
+        "#version": schema.VERSION,
+        "#epoch": schema.EPOCH,
+    }
+    if item[schema.SK]["S"] == schema.TOTAL_SK:
         # A shard added meanwhile would escape the reset: the shard count must be the one read too.
-        if s.SHARDS in item:
+        if schema.SHARDS in item:
             condition += SHARDS_SEEN
-            values[":shards"] = item[s.SHARDS]
+            values[":shards"] = item[schema.SHARDS]
         else:
             condition += NEVER_SHARDED
-        names["#shards"] = s.SHARDS
-    key = {s.PK: item[s.PK], s.SK: item[s.SK]}
+        names["#shards"] = schema.SHARDS
+    key = {schema.PK: item[schema.PK], schema.SK: item[schema.SK]}
     return table.update_entry(key, update=ZERO_ITEM, condition=condition, names=names, values=values)
 
 
@@ -92,5 +96,7 @@ def version_conflict(current: CounterState) -> VersionConflict:
 def reset_history(table: Table, name: str, *, limit: int) -> list[ResetRecord]:
     """The newest `limit` audit records of a counter, from one Query on its partition."""
     # The sort key starts with the ISO time, so reading the range backwards is newest first.
-    found = table.query_all(s.counter_pk(name), sk_prefix=s.RESET_SK_PREFIX, newest_first=True, limit=limit)
+    found = table.query_all(
+        schema.counter_pk(name), sk_prefix=schema.RESET_SK_PREFIX, newest_first=True, limit=limit
+    )
     return [items.record_from_item(name, item) for item in found]

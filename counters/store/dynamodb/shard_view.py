@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from counters.domain.values import CounterState
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from counters.store.dynamodb.items import item_value
 from counters.store.dynamodb.schema import as_bool, as_int, as_str
 
@@ -72,19 +72,19 @@ class ShardView:
 
     def observe(self, name: str, item: dict[str, Any]) -> CounterState | None:
         """Merge one item's state returned by a write; the summed state, or None when a Query is needed."""
-        sk = item[s.SK]["S"]
-        epoch = as_int(item.get(s.EPOCH))
+        sk = item[schema.SK]["S"]
+        epoch = as_int(item.get(schema.EPOCH))
         with self._lock:
             known = self._known.get(name)
             if known is None:
                 # First sight (another process converted it): remember the shards, then Query.
-                self._known[name] = KnownCounter(shards=as_int(item.get(s.SHARDS)), epoch=epoch)
+                self._known[name] = KnownCounter(shards=as_int(item.get(schema.SHARDS)), epoch=epoch)
                 return None
             if epoch > known.epoch:
                 known.epoch, known.complete = epoch, False
                 return None
-            if sk == s.TOTAL_SK and as_int(item.get(s.SHARDS)) > known.shards:
-                known.shards, known.complete = as_int(item.get(s.SHARDS)), False
+            if sk == schema.TOTAL_SK and as_int(item.get(schema.SHARDS)) > known.shards:
+                known.shards, known.complete = as_int(item.get(schema.SHARDS)), False
             if not known.complete:
                 return None
             if epoch == known.epoch:
@@ -94,24 +94,24 @@ class ShardView:
     def replace(self, name: str, items: Iterable[dict[str, Any]]) -> CounterState | None:
         """Take a Query of the counter's items as the new knowledge; None if it straddled a reset."""
         items = list(items)
-        total = next((item for item in items if item[s.SK]["S"] == s.TOTAL_SK), None)
+        total = next((item for item in items if item[schema.SK]["S"] == schema.TOTAL_SK), None)
         if total is None:
             return None
-        epochs = {as_int(item.get(s.EPOCH)) for item in items}
+        epochs = {as_int(item.get(schema.EPOCH)) for item in items}
         if len(epochs) > 1:
             # A Query is not isolated from a transaction: it saw some items before a reset and some after.
             return None
         known = KnownCounter(
-            shards=as_int(total.get(s.SHARDS)),
+            shards=as_int(total.get(schema.SHARDS)),
             epoch=epochs.pop(),
-            kind=as_str(total.get(s.KIND)),
-            title=as_str(total.get(s.TITLE)),
-            description=as_str(total.get(s.DESCRIPTION)),
-            badge_counts=as_bool(total.get(s.BADGE_COUNTS)),
+            kind=as_str(total.get(schema.KIND)),
+            title=as_str(total.get(schema.TITLE)),
+            description=as_str(total.get(schema.DESCRIPTION)),
+            badge_counts=as_bool(total.get(schema.BADGE_COUNTS)),
             complete=True,
         )
         for item in items:
-            self._merge(known, item[s.SK]["S"], item)
+            self._merge(known, item[schema.SK]["S"], item)
         with self._lock:
             current = self._known.get(name)
             if current is not None and current.complete and current.epoch == known.epoch:
@@ -133,10 +133,10 @@ class ShardView:
     @staticmethod
     def _merge(known: KnownCounter, sk: str, item: dict[str, Any]) -> None:
         """Keep the newer of the known and the given state of one item."""
-        version = as_int(item.get(s.VERSION))
+        version = as_int(item.get(schema.VERSION))
         if version >= known.parts.get(sk, (0, -1))[1]:
             known.parts[sk] = (item_value(item), version)
-        known.bots[sk] = max(as_int(item.get(s.BOT_VIEWS)), known.bots.get(sk, 0))
-        updated = as_str(item.get(s.UPDATED_AT))
+        known.bots[sk] = max(as_int(item.get(schema.BOT_VIEWS)), known.bots.get(sk, 0))
+        updated = as_str(item.get(schema.UPDATED_AT))
         if updated and (known.updated_at is None or updated > known.updated_at):
             known.updated_at = updated

@@ -27,8 +27,7 @@ from counters.domain.clock import now_iso
 from counters.domain.shards import validate_shards
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
-from counters.store.dynamodb import items
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import (
@@ -42,7 +41,7 @@ from counters.store.dynamodb.table import (
 STRADDLE_RETRIES = 5
 # The items of a counter that make up its total: SHARD#0.. and TOTAL ("SHARD#" < "TOTAL"); the
 # audit records (RESET#...) sort before and are left out.
-COUNTER_ITEMS_RANGE = (s.SHARD_SK_PREFIX, s.TOTAL_SK)
+COUNTER_ITEMS_RANGE = (schema.SHARD_SK_PREFIX, schema.TOTAL_SK)
 
 # The value and version of TOTAL are left alone (they stay the base), so increments may go on
 # during the conversion; only a concurrent conversion or reset makes it fail.
@@ -56,16 +55,10 @@ SHARDS_UNCHANGED = (
 
 def total_item(table: Table, name: str) -> dict[str, Any]:
     """A counter's total item (strongly consistent); UnknownCounter if it is not registered."""
-    item = table.get_item(s.total_key(name))
+    item = table.get_item(schema.total_key(name))
     if not item:
         raise UnknownCounter(f"There is no counter named {name!r}.")
     return item
-
-
-def after_write(table: Table, view: ShardView, name: str, item: dict[str, Any]) -> CounterState:
-    """Fold a written item into what is known; Query only when that is not enough."""
-    state = view.observe(name, item)
-    return state if state is not None else hot_state(table, view, name)
 
 
 def hot_state(table: Table, view: ShardView, name: str) -> CounterState:
@@ -79,11 +72,11 @@ def hot_state(table: Table, view: ShardView, name: str) -> CounterState:
 def counter_items(table: Table, name: str) -> list[dict[str, Any]]:
     """TOTAL and every SHARD#k of a counter from one Query, all of the same reset epoch."""
     for _ in range(STRADDLE_RETRIES):
-        found = table.query_all(s.counter_pk(name), sk_range=COUNTER_ITEMS_RANGE)
-        if not any(item[s.SK]["S"] == s.TOTAL_SK for item in found):
+        found = table.query_all(schema.counter_pk(name), sk_range=COUNTER_ITEMS_RANGE)
+        if not any(item[schema.SK]["S"] == schema.TOTAL_SK for item in found):
             raise UnknownCounter(f"There is no counter named {name!r}.")
         # A Query is not isolated from a transaction: it may have seen a reset half applied.
-        if len({as_int(item.get(s.EPOCH)) for item in found}) == 1:
+        if len({as_int(item.get(schema.EPOCH)) for item in found}) == 1:
             return found
     raise StoreUnavailable("The counter is being reset; try again shortly.")
 
@@ -92,7 +85,7 @@ def make_hot(table: Table, view: ShardView, name: str, *, shards: int) -> Counte
     """Convert a counter to `shards` shards (or add shards) in one transaction, keeping its count."""
     shards = validate_shards(shards)
     total = total_item(table, name)
-    current = as_int(total.get(s.SHARDS))
+    current = as_int(total.get(schema.SHARDS))
     if shards < current:
         raise InvalidInput(f"A hot counter's shards can only grow; {name!r} has {current}.")
     if shards > current:
@@ -102,16 +95,16 @@ def make_hot(table: Table, view: ShardView, name: str, *, shards: int) -> Counte
 
 def add_shards(table: Table, name: str, total: dict[str, Any], *, current: int, shards: int) -> None:
     """Create shards current..shards-1 and record the count on TOTAL, unless TOTAL changed shape."""
-    epoch = as_int(total.get(s.EPOCH))
+    epoch = as_int(total.get(schema.EPOCH))
     update = table.update_entry(
-        s.total_key(name),
+        schema.total_key(name),
         update=SET_SHARDS,
         condition=SHARDS_UNCHANGED,
-        names={"#pk": s.PK, "#shards": s.SHARDS, "#epoch": s.EPOCH},
+        names={"#pk": schema.PK, "#shards": schema.SHARDS, "#epoch": schema.EPOCH},
         values={":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}, ":current": {"N": str(current)}},
     )
     now = now_iso()
-    kind, step = total[s.KIND]["S"], total.get(s.STEP, {"N": "1"})
+    kind, step = total[schema.KIND]["S"], total.get(schema.STEP, {"N": "1"})
     puts = [
         table.put_new_entry(items.shard_item(name, k, kind=kind, step=step, epoch=epoch, now=now))
         for k in range(current, shards)

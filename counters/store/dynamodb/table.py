@@ -16,7 +16,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from counters.exceptions import OutcomeUnknown, StoreUnavailable
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from counters.store.dynamodb.outage import error_code, unavailable_on_outage
 
 BATCH_GET_LIMIT = 100
@@ -102,7 +102,7 @@ class Table:
     def ensure(self) -> bool:
         """Create the table if missing; return whether it was created."""
         with unavailable_on_outage():
-            return s.ensure_table(self.retrying, self.name)
+            return schema.ensure_table(self.retrying, self.name)
 
     # ---- reads (retrying, strongly consistent unless said otherwise) ----
 
@@ -147,10 +147,27 @@ class Table:
         With `newest_first` the items come in descending sort key order; with `limit`, at most that many.
         """
         items: list[dict[str, Any]] = []
+        kwargs = self._query_request(pk, sk_range=sk_range, sk_prefix=sk_prefix, consistent=consistent)
+        if newest_first:
+            kwargs["ScanIndexForward"] = False
+        while True:
+            if limit is not None:
+                kwargs["Limit"] = limit - len(items)
+            with unavailable_on_outage():
+                response = self.retrying.query(**kwargs)
+            items.extend(response.get("Items", []))
+            if "LastEvaluatedKey" not in response or (limit is not None and len(items) >= limit):
+                return items
+            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    def _query_request(
+        self, pk: str, *, sk_range: tuple[str, str] | None, sk_prefix: str | None, consistent: bool
+    ) -> dict[str, Any]:
+        """The Query's arguments: the partition, narrowed to a sort key range or prefix if given."""
         kwargs: dict[str, Any] = {
             "TableName": self.name,
             "KeyConditionExpression": IN_PARTITION,
-            "ExpressionAttributeNames": {"#pk": s.PK},
+            "ExpressionAttributeNames": {"#pk": schema.PK},
             "ExpressionAttributeValues": {":pk": {"S": pk}},
             "ConsistentRead": consistent,
         }
@@ -163,18 +180,8 @@ class Table:
             kwargs["KeyConditionExpression"] += SK_BEGINS_WITH
             kwargs["ExpressionAttributeValues"][":prefix"] = {"S": sk_prefix}
         if sk_range or sk_prefix:
-            kwargs["ExpressionAttributeNames"]["#sk"] = s.SK
-        if newest_first:
-            kwargs["ScanIndexForward"] = False
-        while True:
-            if limit is not None:
-                kwargs["Limit"] = limit - len(items)
-            with unavailable_on_outage():
-                response = self.retrying.query(**kwargs)
-            items.extend(response.get("Items", []))
-            if "LastEvaluatedKey" not in response or (limit is not None and len(items) >= limit):
-                return items
-            kwargs["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+            kwargs["ExpressionAttributeNames"]["#sk"] = schema.SK
+        return kwargs
 
     # ---- writes ----
 
@@ -244,7 +251,7 @@ class Table:
 
     def put_new_entry(self, item: dict[str, Any]) -> dict[str, Any]:
         """A Put of a transaction that applies only if the item does not exist yet."""
-        return self.put_entry(item, condition=NEW_ITEM, names={"#pk": s.PK})
+        return self.put_entry(item, condition=NEW_ITEM, names={"#pk": schema.PK})
 
     def update_entry(
         self,

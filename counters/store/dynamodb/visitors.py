@@ -25,8 +25,7 @@ from collections.abc import Iterable
 
 from counters.domain.visitors import VisitDay
 from counters.exceptions import StoreUnavailable
-from counters.store.dynamodb import items
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import CONDITION_FAILED, TRANSACTION_CONFLICT, Table, TransactionCancelled
@@ -43,21 +42,21 @@ ADD_VISITOR = "ADD #count :one SET #expires = :expires"
 def daily_salt(table: Table, day: VisitDay, candidate: bytes) -> bytes:
     """The day's salt: the stored one, or `candidate` stored now, in one idempotent UpdateItem."""
     attributes = table.update_item(
-        s.salt_key(day.key),
+        schema.salt_key(day.key),
         update=KEEP_SALT,
-        names={"#salt": s.SALT, "#expires": s.EXPIRES_AT},
+        names={"#salt": schema.SALT, "#expires": schema.EXPIRES_AT},
         values={":candidate": {"B": candidate}, ":expires": {"N": str(day.marker_expires_at)}},
         returns="ALL_NEW",
         write=False,
     )
-    return bytes(attributes[s.SALT]["B"])
+    return bytes(attributes[schema.SALT]["B"])
 
 
 def drop_salts(table: Table, before: VisitDay) -> int:
     """Delete the salt of every day before `before` (one Query of the salts' partition, then deletes)."""
-    old = [item for item in table.query_all(s.SALT_PK) if item[s.SK]["S"] < before.key]
+    old = [item for item in table.query_all(schema.SALT_PK) if item[schema.SK]["S"] < before.key]
     for item in old:
-        table.delete_item({s.PK: item[s.PK], s.SK: item[s.SK]})
+        table.delete_item({schema.PK: item[schema.PK], schema.SK: item[schema.SK]})
     return len(old)
 
 
@@ -67,10 +66,10 @@ def record_visitor(table: Table, view: ShardView, name: str, visitor: str, *, da
     shards = view.shard_count(name)
     for attempt in range(VISIT_ATTEMPTS):
         count = table.update_entry(
-            s.day_key(name, day.key, random.randrange(shards) if shards else 0),
+            schema.day_key(name, day.key, random.randrange(shards) if shards else 0),
             update=ADD_VISITOR,
             condition=None,
-            names={"#count": s.COUNT, "#expires": s.EXPIRES_AT},
+            names={"#count": schema.COUNT, "#expires": schema.EXPIRES_AT},
             values={":one": {"N": "1"}, ":expires": {"N": str(day.count_expires_at)}},
         )
         try:
@@ -90,10 +89,12 @@ def visitors_on(table: Table, view: ShardView, names: Iterable[str], *, day: Vis
     names = list(dict.fromkeys(names))
     hot = [name for name in names if view.shard_count(name)]
     found = {
-        s.name_from_history_pk(item): as_int(item.get(s.COUNT))
-        for item in table.batch_get([s.day_key(name, day.key) for name in names if name not in hot])
+        schema.name_from_history_pk(item): as_int(item.get(schema.COUNT))
+        for item in table.batch_get([schema.day_key(name, day.key) for name in names if name not in hot])
     }
     for name in hot:
-        parts = table.query_all(s.history_pk(name), sk_range=(day.key, day.key + s.SHARD_SUFFIX_END))
-        found[name] = sum(as_int(item.get(s.COUNT)) for item in parts)
+        parts = table.query_all(
+            schema.history_pk(name), sk_range=(day.key, day.key + schema.SHARD_SUFFIX_END)
+        )
+        found[name] = sum(as_int(item.get(schema.COUNT)) for item in parts)
     return {name: count for name, count in found.items() if count}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from typing import NamedTuple
 
 from counters.domain.values import PollDefinition, VoteChange, VoterRecord
 
@@ -21,6 +22,13 @@ POLL_SECONDS = 5.0
 # Voters remembered per process (least recently voting forgotten first); about 150 bytes each.
 VOTERS = 100_000
 NO_RECORD = VoterRecord(option=None, rev=0)
+
+
+class VoteBasis(NamedTuple):
+    """What a vote is decided from: the poll's definition and the voter's record in it."""
+
+    poll: PollDefinition
+    record: VoterRecord
 
 
 class VoteMemory:
@@ -34,14 +42,14 @@ class VoteMemory:
         self._poll_seconds = poll_seconds
         self._voter_limit = voters
 
-    def guess(self, poll_id: str, voter: str) -> tuple[PollDefinition, VoterRecord] | None:
+    def guess(self, poll_id: str, voter: str) -> VoteBasis | None:
         """The poll and voter record to try first, or None when the poll must be read."""
         with self._lock:
             kept = self._polls.get(poll_id)
             if kept is None or time.monotonic() - kept[0] > self._poll_seconds:
                 return None
             record = self._voters.get((poll_id, voter), NO_RECORD)
-            return None if record is None else (kept[1], record)
+            return None if record is None else VoteBasis(kept[1], record)
 
     def read(self, poll: PollDefinition, voter: str, record: VoterRecord) -> None:
         """Remember what a consistent read found."""

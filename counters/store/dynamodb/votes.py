@@ -13,10 +13,12 @@ Items (see docs/design.md):
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
@@ -30,8 +32,7 @@ from counters.exceptions import (
     StoreUnavailable,
     UnknownCounter,
 )
-from counters.store.dynamodb import items
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.schema import optional_str
 from counters.store.dynamodb.table import (
     CONDITION_FAILED,
@@ -39,7 +40,7 @@ from counters.store.dynamodb.table import (
     TransactionCancelled,
     TransactionInProgress,
 )
-from counters.store.dynamodb.vote_memory import VoteMemory
+from counters.store.dynamodb.vote_memory import VoteBasis, VoteMemory
 
 # A transaction cancelled by a concurrent click is taken again from a fresh read, with jitter.
 VOTE_ATTEMPTS = 8
@@ -58,7 +59,7 @@ AT_ZERO = "attribute_exists(#pk) AND (attribute_not_exists(#value) OR #value < :
 IDEM_FREE = "attribute_not_exists(#pk) OR #expires < :nowts"
 
 # What cast_vote reads before deciding: the poll and the voter's record (see `vote_reads`).
-VoteReads = Callable[[str, str, IdempotencyClaim | None], tuple[PollDefinition, VoterRecord]]
+VoteReads = Callable[[str, str, IdempotencyClaim | None], VoteBasis]
 
 
 # ---- reads ----
@@ -66,15 +67,15 @@ VoteReads = Callable[[str, str, IdempotencyClaim | None], tuple[PollDefinition, 
 
 def voter_record(table: Table, poll_id: str, voter: str) -> VoterRecord:
     """A voter's choice in a poll, strongly consistent."""
-    return items.voter_record_from_item(table.get_item(s.voter_key(poll_id, voter)))
+    return items.voter_record_from_item(table.get_item(schema.voter_key(poll_id, voter)))
 
 
 def voter_choices(table: Table, voter: str, poll_ids: list[str]) -> dict[str, str]:
     """A voter's choice in each of several polls (polls without a vote are left out)."""
-    keys = [s.voter_key(poll_id, voter) for poll_id in dict.fromkeys(poll_ids)]
+    keys = [schema.voter_key(poll_id, voter) for poll_id in dict.fromkeys(poll_ids)]
     choices: dict[str, str] = {}
     for item in table.batch_get(keys):
-        if option := optional_str(item.get(s.OPTION)):
+        if option := optional_str(item.get(schema.OPTION)):
             choices[items.poll_id_from_voter_item(item)] = option
     return choices
 
@@ -82,8 +83,8 @@ def voter_choices(table: Table, voter: str, poll_ids: list[str]) -> dict[str, st
 def poll_voters(table: Table, poll_id: str) -> dict[str, str]:
     """Every voter holding a vote in a poll, with their option (one Query of the poll's partition)."""
     voters = {}
-    for item in table.query_all(s.poll_pk(poll_id)):
-        option = optional_str(item.get(s.OPTION))
+    for item in table.query_all(schema.poll_pk(poll_id)):
+        option = optional_str(item.get(schema.OPTION))
         if items.is_voter_item(item) and option:
             voters[items.voter_from_item(item)] = option
     return voters
@@ -91,31 +92,63 @@ def poll_voters(table: Table, poll_id: str) -> dict[str, str]:
 
 def stored_reply(table: Table, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
     """The live idempotency record of a voter's key, or None (expired records count as gone)."""
-    item = table.get_item(s.idempotency_key(voter, key))
+    item = table.get_item(schema.idempotency_key(voter, key))
     if not items.is_live(item, now or int(time.time())):
         return None
     return items.reply_from_item(item)
 
 
-def vote_reads(
-    table: Table, poll_id: str, voter: str, claim: IdempotencyClaim | None
-) -> tuple[PollDefinition, VoterRecord]:
+def vote_reads(table: Table, poll_id: str, voter: str, claim: IdempotencyClaim | None) -> VoteBasis:
     """Poll, voter record and (with a key) idempotency record in one consistent BatchGetItem."""
-    keys = [s.poll_registry_key(poll_id), s.voter_key(poll_id, voter)]
+    keys = [schema.poll_registry_key(poll_id), schema.voter_key(poll_id, voter)]
     if claim is not None:
-        keys.append(s.idempotency_key(voter, claim.key))
-    found = {item[s.PK]["S"]: item for item in table.batch_get(keys)}
-    if s.POLL_REGISTRY_PK not in found:
+        keys.append(schema.idempotency_key(voter, claim.key))
+    found = {item[schema.PK]["S"]: item for item in table.batch_get(keys)}
+    if schema.POLL_REGISTRY_PK not in found:
         raise UnknownCounter(f"There is no poll named {poll_id!r}.")
-    poll = items.poll_from_item(found[s.POLL_REGISTRY_PK])
-    idem = found.get(s.idempotency_key(voter, claim.key)[s.PK]["S"]) if claim else None
+    poll = items.poll_from_item(found[schema.POLL_REGISTRY_PK])
+    idem = found.get(schema.idempotency_key(voter, claim.key)[schema.PK]["S"]) if claim else None
     if idem is not None and items.is_live(idem, int(time.time())):
         # The key was used already: the caller answers from its record, read here already.
         raise IdempotencyRace(items.reply_from_item(idem), poll)
-    return poll, items.voter_record_from_item(found.get(s.poll_pk(poll_id)))
+    return VoteBasis(poll, items.voter_record_from_item(found.get(schema.poll_pk(poll_id))))
 
 
 # ---- the vote transaction ----
+
+
+class Ballot(NamedTuple):
+    """What the voter asked for: `option` as their choice in the poll (None retracts)."""
+
+    poll_id: str
+    voter: str
+    option: str | None
+    claim: IdempotencyClaim | None
+
+
+@dataclass
+class VoteTransaction:
+    """The transaction's items, each with its role, by which the cancellation reasons are read."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+
+    def add(self, role: str, item: dict[str, Any]) -> None:
+        """Append one item of the transaction."""
+        self.items.append(item)
+        self.roles.append(role)
+
+    def reasons(self, exc: TransactionCancelled) -> dict[str, str]:
+        """Why DynamoDB cancelled it: each role's reason."""
+        return dict(zip(self.roles, exc.codes, strict=False))
+
+
+class VoterUnchanged(NamedTuple):
+    """The condition that the voter's record is still at the revision read (or still absent)."""
+
+    condition: str
+    names: dict[str, str]
+    values: dict[str, Any] | None
 
 
 def cast_vote(
@@ -124,128 +157,187 @@ def cast_vote(
     *,
     voter: str,
     option: str | None,
-    claim: IdempotencyClaim | None,
-    reads: VoteReads,
+    claim: IdempotencyClaim | None = None,
+    reads: VoteReads | None = None,
     memory: VoteMemory | None = None,
 ) -> VoteChange:
     """Make `option` the voter's choice (None retracts) in one transaction; retry on a race.
 
-    `reads` takes what the decision is made from (`vote_reads` on this table). With `memory`, the first
-    attempt starts from its guess instead, with no read: the transaction's conditions check the guess,
-    and a cancelled transaction is taken again from `reads` (see vote_memory.py).
+    `reads` takes what the decision is made from (default: `vote_reads` on this table). With `memory`,
+    the first attempt starts from its guess instead, with no read: the transaction's conditions check
+    the guess, and a cancelled transaction is taken again from `reads` (see vote_memory.py).
     """
-    floor_hit = False
-    for attempt in range(VOTE_ATTEMPTS):
-        found = guessed(memory, poll_id, voter, option) if attempt == 0 else None
+    ballot = Ballot(poll_id, voter, option, claim)
+    reads = reads or functools.partial(vote_reads, table)
+    return VoteAttempts(table, ballot, reads, memory).run()
+
+
+@dataclass
+class VoteAttempts:
+    """One vote, taken again from a fresh read after each cancelled transaction (VOTE_ATTEMPTS at most)."""
+
+    table: Table
+    ballot: Ballot
+    reads: VoteReads
+    memory: VoteMemory | None
+    # The old option's total refused -1 (already 0, e.g. reset by staff): the next attempt only checks
+    # it is still 0, and flips back if a vote arrived meanwhile. A stale guess costs a retry.
+    floor_hit: bool = False
+
+    def run(self) -> VoteChange:
+        """Read (or guess), decide, write; the change once its transaction committed."""
+        for attempt in range(VOTE_ATTEMPTS):
+            basis = self.basis(may_guess=attempt == 0)
+            change = self.decide(basis)
+            if not change.counted and self.ballot.claim is None:
+                return change
+            if self.commit(change, basis.record, first_attempt=attempt == 0):
+                return change
+            time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
+        raise Conflict("Your vote changed at the same moment from elsewhere; nothing was changed. Try again.")
+
+    def basis(self, *, may_guess: bool) -> VoteBasis:
+        """The memory's guess if allowed and useful, else a consistent read (remembered)."""
+        found = guessed(self.memory, self.ballot) if may_guess else None
         if found is None:
-            found = reads(poll_id, voter, claim)
-            if memory is not None:
-                memory.read(found[0], voter, found[1])
-        poll, record = found
-        if poll.closed:
+            found = self.reads(self.ballot.poll_id, self.ballot.voter, self.ballot.claim)
+            if self.memory is not None:
+                self.memory.read(found.poll, self.ballot.voter, found.record)
+        return found
+
+    def decide(self, basis: VoteBasis) -> VoteChange:
+        """The change the vote makes from `basis`; refused if the poll is closed or lacks the option."""
+        poll_id, option = self.ballot.poll_id, self.ballot.option
+        if basis.poll.closed:
             raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
-        if option is not None and option not in {o.id for o in poll.options}:
+        if option is not None and option not in option_ids(basis.poll):
             raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
-        change = VoteChange(
-            poll=poll, voter=voter, choice=option, previous=record.option, lowered=not floor_hit
+        return VoteChange(
+            poll=basis.poll,
+            voter=self.ballot.voter,
+            choice=option,
+            previous=basis.record.option,
+            lowered=not self.floor_hit,
         )
-        if not change.counted and claim is None:
-            return change
-        writes, roles = vote_writes(table, change, record, claim, floor_hit=floor_hit)
+
+    def commit(self, change: VoteChange, record: VoterRecord, *, first_attempt: bool) -> bool:
+        """Send the change's transaction; whether it committed (if not, it is to be taken again)."""
+        transaction = vote_transaction(
+            self.table, change, record, self.ballot.claim, floor_hit=self.floor_hit
+        )
         try:
             # A lost answer may hide a committed vote: never claim "nothing was changed".
-            table.transact(writes, write=True)
-            if memory is not None:
-                memory.voted(change, record)
-            return change
+            self.table.transact(transaction.items, write=True)
         except TransactionCancelled as exc:
-            codes = dict(zip(roles, exc.codes, strict=False))
-            # The old total refused -1 (already 0, e.g. reset by staff): next time only check it
-            # is still 0, and flip back if a vote arrived meanwhile. A stale guess costs a retry.
-            # Said by a transaction whose voter record was wrong, it was about another option: ignored.
-            if codes.get("old") == CONDITION_FAILED and codes.get("voter") != CONDITION_FAILED:
-                floor_hit = not floor_hit
-            if codes.get("idem") == CONDITION_FAILED:
-                raise IdempotencyRace from exc
-            if any(code in THROTTLED_REASONS for code in codes.values()):
-                raise StoreUnavailable("The counter store is busy; nothing was changed.") from exc
-            if attempt == 0 and memory is not None:
-                memory.forget(poll_id, voter)
+            self.cancelled(transaction.reasons(exc), exc, first_attempt=first_attempt)
+            return False
         except TransactionInProgress:
-            pass  # an SDK resend met its own first send still running: read again, then decide
+            return False  # an SDK resend met its own first send still running: read again, then decide
         except OutcomeUnknown:
-            if memory is not None:
-                memory.unsure(poll_id, voter)  # so a resend finds the key's record before writing
+            if self.memory is not None:
+                # So a resend finds the key's record before writing.
+                self.memory.unsure(self.ballot.poll_id, self.ballot.voter)
             raise
-        time.sleep(random.uniform(0, BACKOFF_SECONDS * 2**attempt))
-    raise Conflict("Your vote changed at the same moment from elsewhere; nothing was changed. Try again.")
+        if self.memory is not None:
+            self.memory.voted(change, record)
+        return True
+
+    def cancelled(self, reasons: dict[str, str], exc: TransactionCancelled, *, first_attempt: bool) -> None:
+        """Learn from a cancelled transaction; raise when taking it again cannot help."""
+        # Said by a transaction whose voter record was wrong, the old total's refusal was about another
+        # option: ignored.
+        if reasons.get("old") == CONDITION_FAILED and reasons.get("voter") != CONDITION_FAILED:
+            self.floor_hit = not self.floor_hit
+        if reasons.get("idem") == CONDITION_FAILED:
+            raise IdempotencyRace from exc
+        if any(code in THROTTLED_REASONS for code in reasons.values()):
+            raise StoreUnavailable("The counter store is busy; nothing was changed.") from exc
+        if first_attempt and self.memory is not None:
+            self.memory.forget(self.ballot.poll_id, self.ballot.voter)
 
 
-def guessed(
-    memory: VoteMemory | None, poll_id: str, voter: str, option: str | None
-) -> tuple[PollDefinition, VoterRecord] | None:
+def option_ids(poll: PollDefinition) -> set[str]:
+    """The ids of a poll's options."""
+    return {o.id for o in poll.options}
+
+
+def guessed(memory: VoteMemory | None, ballot: Ballot) -> VoteBasis | None:
     """The memory's guess, if it would lead to a write: a refusal or "nothing changed" is only ever
     answered from a read."""
-    found = memory.guess(poll_id, voter) if memory is not None else None
+    found = memory.guess(ballot.poll_id, ballot.voter) if memory is not None else None
     if found is None:
         return None
-    poll, record = found
-    if poll.closed or record.option == option or (option and option not in {o.id for o in poll.options}):
+    option = ballot.option
+    if (
+        found.poll.closed
+        or found.record.option == option
+        or (option and option not in option_ids(found.poll))
+    ):
         return None
     return found
 
 
-def vote_writes(
+def vote_transaction(
     table: Table, change: VoteChange, record: VoterRecord, claim: IdempotencyClaim | None, *, floor_hit: bool
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """The transaction's items and the role of each (for reading cancellation reasons)."""
+) -> VoteTransaction:
+    """The transaction's items: the counted change (or a check that nothing changed), and the key's record."""
     now = now_iso()
-    writes: list[dict[str, Any]] = []
-    roles: list[str] = []
-    # The voter's record must still be at the revision read (or still absent).
-    unchanged = VOTER_UNCHANGED if record.rev else VOTER_UNCHANGED_NEW
-    unchanged_names = {"#rev": s.REV} if record.rev else {"#pk": s.PK}
-    rev_values = {":rev": {"N": str(record.rev)}} if record.rev else None
+    transaction = VoteTransaction()
     if change.counted:
-        writes.append(poll_open_check(table, change.poll.id))
-        roles.append("poll")
-        voter_put = table.put_entry(
-            items.voter_item(change, rev=record.rev + 1, now=now),
-            condition=unchanged,
-            names=unchanged_names,
-            values=rev_values,
-        )
-        writes.append(voter_put)
-        roles.append("voter")
-        if change.choice:
-            writes.append(total_update(table, change.poll.id, change.choice, ADD_VOTE, IS_VOTES, now))
-            roles.append("new")
-        if change.previous:
-            if floor_hit:
-                writes.append(total_check(table, change.poll.id, change.previous))
-            else:
-                writes.append(
-                    total_update(table, change.poll.id, change.previous, REMOVE_VOTE, ABOVE_ZERO, now)
-                )
-            roles.append("old")
+        add_counted_change(transaction, table, change, record, now=now, floor_hit=floor_hit)
     else:
-        voter_key = s.voter_key(change.poll.id, change.voter)
-        writes.append(
-            table.check_entry(voter_key, condition=unchanged, names=unchanged_names, values=rev_values)
+        unchanged = voter_unchanged(record)
+        voter_key = schema.voter_key(change.poll.id, change.voter)
+        check = table.check_entry(
+            voter_key, condition=unchanged.condition, names=unchanged.names, values=unchanged.values
         )
-        roles.append("voter")
+        transaction.add("voter", check)
     if claim is not None:
-        writes.append(idempotency_put(table, change, claim, now))
-        roles.append("idem")
-    return writes, roles
+        transaction.add("idem", idempotency_put(table, change, claim, now))
+    return transaction
+
+
+def add_counted_change(
+    transaction: VoteTransaction,
+    table: Table,
+    change: VoteChange,
+    record: VoterRecord,
+    *,
+    now: str,
+    floor_hit: bool,
+) -> None:
+    """The poll still open, the voter's new record, +1 on the new option and -1 (floor 0) on the old."""
+    poll_id = change.poll.id
+    transaction.add("poll", poll_open_check(table, poll_id))
+    unchanged = voter_unchanged(record)
+    voter_put = table.put_entry(
+        items.voter_item(change, rev=record.rev + 1, now=now),
+        condition=unchanged.condition,
+        names=unchanged.names,
+        values=unchanged.values,
+    )
+    transaction.add("voter", voter_put)
+    if change.choice:
+        transaction.add("new", total_update(table, poll_id, change.choice, ADD_VOTE, IS_VOTES, now))
+    if change.previous and floor_hit:
+        transaction.add("old", total_check(table, poll_id, change.previous))
+    elif change.previous:
+        transaction.add("old", total_update(table, poll_id, change.previous, REMOVE_VOTE, ABOVE_ZERO, now))
+
+
+def voter_unchanged(record: VoterRecord) -> VoterUnchanged:
+    """The voter's record must still be at the revision read (or still absent)."""
+    if record.rev:
+        return VoterUnchanged(VOTER_UNCHANGED, {"#rev": schema.REV}, {":rev": {"N": str(record.rev)}})
+    return VoterUnchanged(VOTER_UNCHANGED_NEW, {"#pk": schema.PK}, None)
 
 
 def poll_open_check(table: Table, poll_id: str) -> dict[str, Any]:
     """Refuse the vote if the poll was closed (or removed) since we read it."""
     return table.check_entry(
-        s.poll_registry_key(poll_id),
+        schema.poll_registry_key(poll_id),
         condition=POLL_OPEN,
-        names={"#pk": s.PK, "#closed": s.CLOSED},
+        names={"#pk": schema.PK, "#closed": schema.CLOSED},
         values={":false": {"BOOL": False}},
     )
 
@@ -253,16 +345,16 @@ def poll_open_check(table: Table, poll_id: str) -> dict[str, Any]:
 def total_update(table: Table, poll_id: str, option: str, expression: str, condition: str, now: str) -> dict:
     """ADD or remove one vote on an option's total (never read-then-set)."""
     names = {
-        "#pk": s.PK,
-        "#value": s.VALUE,
-        "#updated": s.UPDATED_AT,
-        "#version": s.VERSION,
-        "#kind": s.KIND,
+        "#pk": schema.PK,
+        "#value": schema.VALUE,
+        "#updated": schema.UPDATED_AT,
+        "#version": schema.VERSION,
+        "#kind": schema.KIND,
     }
     if "#start" in expression:
-        names["#start"] = s.START
+        names["#start"] = schema.START
     return table.update_entry(
-        s.total_key(option_counter_name(poll_id, option)),
+        schema.total_key(option_counter_name(poll_id, option)),
         update=expression,
         condition=condition,
         names=names,
@@ -273,9 +365,9 @@ def total_update(table: Table, poll_id: str, option: str, expression: str, condi
 def total_check(table: Table, poll_id: str, option: str) -> dict[str, Any]:
     """The old option's total is already 0 (e.g. reset by staff): move the vote, leave it at 0."""
     return table.check_entry(
-        s.total_key(option_counter_name(poll_id, option)),
+        schema.total_key(option_counter_name(poll_id, option)),
         condition=AT_ZERO,
-        names={"#pk": s.PK, "#value": s.VALUE},
+        names={"#pk": schema.PK, "#value": schema.VALUE},
         values={":one": {"N": "1"}},
     )
 
@@ -285,6 +377,6 @@ def idempotency_put(table: Table, change: VoteChange, claim: IdempotencyClaim, n
     return table.put_entry(
         items.idempotency_item(change, claim, now),
         condition=IDEM_FREE,
-        names={"#pk": s.PK, "#expires": s.EXPIRES_AT},
+        names={"#pk": schema.PK, "#expires": schema.EXPIRES_AT},
         values={":nowts": {"N": str(int(time.time()))}},
     )

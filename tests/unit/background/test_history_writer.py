@@ -35,16 +35,16 @@ def bucket_start(sk: str) -> int:
     return calendar.timegm(time.strptime(stamp, fmt))
 
 
-def quiet_recorder() -> HistoryRecorder:
+def quiet_recorder(store) -> HistoryRecorder:
     """A recorder whose background flush never runs within a test, so only the test's flushes write."""
-    return HistoryRecorder(interval=3600)
+    return HistoryRecorder(store, interval=3600)
 
 
 @pytest.fixture
-def page(store, monkeypatch):
+def page(store, process_runtime):
     store.define_counter(CounterDefinition(name="welcome", kind="views", title="Welcome"))
-    # The process-wide recorder flushes every second; on a busy machine that lands mid-test.
-    monkeypatch.setattr(history, "_recorder", quiet_recorder())
+    # The runtime's recorder flushes every second; on a busy machine that lands mid-test.
+    process_runtime.give("history", quiet_recorder(store))
     return store
 
 
@@ -84,7 +84,7 @@ def test_buckets_carry_their_ttl(page):
 
 def test_windows_zero_fill_and_place_views_in_time(client, page):
     now = time.time()
-    recorder = quiet_recorder()
+    recorder = quiet_recorder(page)
     recorder.record(name="welcome", count=3, at=now)
     recorder.record(name="welcome", count=4, at=now - 30 * 60)  # in the last hour
     recorder.record(name="welcome", count=5, at=now - 3 * 3600)  # in 48 h, not in the last hour
@@ -154,17 +154,15 @@ def timed_out() -> StoreUnavailable:
     return as_the_store_raises(ConnectTimeoutError(endpoint_url="http://127.0.0.1:1"))
 
 
-def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped(monkeypatch):
-    recorder = quiet_recorder()
+def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped():
     refused = FailingStore(throttled())
-    monkeypatch.setattr("counters.background.history_writer.get_store", lambda: refused)
+    recorder = quiet_recorder(refused)
     recorder.record(name="welcome", count=2)
     assert recorder.flush() == 0 and refused.calls == 2
     assert recorder.pending() == 2, "a throttled write wrote nothing: it is sent again next time"
 
     unknown = FailingStore(timed_out())
-    monkeypatch.setattr("counters.background.history_writer.get_store", lambda: unknown)
-    recorder = quiet_recorder()
+    recorder = quiet_recorder(unknown)
     recorder.record(name="welcome", count=2)
     recorder.flush()
     assert recorder.pending() == 0, "a write that may have landed is not sent twice"

@@ -7,20 +7,20 @@ import pytest
 from counters import services
 from counters.background import hot_settler as hot
 from counters.domain.values import CounterDefinition
+from tests.support.live import RecordingBroadcaster
 from tests.support.stores import other_process
 
 
-@pytest.fixture(autouse=True)
-def settled_only_here(monkeypatch):
-    """This test's own settler, whose background round never runs: only the test's calls settle."""
-    settler = hot.Settler()
-    monkeypatch.setattr(settler._ticker, "ensure_started", lambda: None)
-    monkeypatch.setattr(hot, "_settler", settler)
+@pytest.fixture
+def broadcaster(process_runtime, store) -> RecordingBroadcaster:
+    """What the services and the settler publish; the settler's background round never runs in a test."""
+    recording = process_runtime.give("broadcaster", RecordingBroadcaster())
+    process_runtime.give("hot_settler", hot.Settler(store, publish=recording.publish, interval=3600))
+    return recording
 
 
-def test_settled_push_carries_the_exact_sum(store, monkeypatch):
-    pushed = []
-    monkeypatch.setattr("counters.live.broadcast.publish", lambda states: pushed.extend(states))
+def test_settled_push_carries_the_exact_sum(store, broadcaster):
+    pushed = broadcaster.states
     store.define_counter(CounterDefinition(name="viral", kind="views", shards=4))
     hot.settle()
     services.view_record(slug="viral")
@@ -37,16 +37,14 @@ def test_settled_push_carries_the_exact_sum(store, monkeypatch):
     assert hot.settle() == [], "nothing written since: nothing to read"
 
 
-def test_plain_counters_are_never_settled(store, monkeypatch):
-    monkeypatch.setattr("counters.live.broadcast.publish", lambda states: None)
+def test_plain_counters_are_never_settled(store, broadcaster):
     store.define_counter(CounterDefinition(name="calm", kind="views"))
     hot.settle()
     services.view_record(slug="calm")
     assert hot.settle() == []
 
 
-def test_api_lists_the_summed_value_of_a_hot_counter(client, store, monkeypatch):
-    monkeypatch.setattr("counters.live.broadcast.publish", lambda states: None)
+def test_api_lists_the_summed_value_of_a_hot_counter(client, store, broadcaster):
     store.define_counter(CounterDefinition(name="viral", kind="views", start=10, shards=4))
     other = other_process(store)
     for _ in range(6):

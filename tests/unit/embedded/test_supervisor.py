@@ -12,7 +12,6 @@ import pytest
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.supervisor import Supervisor
-from counters.signals import store_lost
 from tests.support.processes import PROJECT_DIR as BASE_DIR
 from tests.support.processes import occupy_port, run_at_once
 from tests.unit.embedded.test_dynamodb_local import TABLE, client, create_table, gone, instances
@@ -32,7 +31,7 @@ def data_dir(tmp_path: Path) -> Iterator[Path]:
 
 
 class Moves:
-    """Counts `on_moved` calls, as reset_store would be called."""
+    """Counts calls of a supervisor's hook (`on_moved`, `on_lost`)."""
 
     def __init__(self) -> None:
         self.calls = 0
@@ -43,7 +42,7 @@ class Moves:
 
 def supervisor_for(data_dir: Path, moves: Moves) -> Supervisor:
     """A supervisor following the data dir's instance, its watchdog thread not started."""
-    supervisor = Supervisor(data_dir=data_dir, base_dir=BASE_DIR, on_moved=moves)
+    supervisor = Supervisor(data_dir=data_dir, base_dir=BASE_DIR, on_moved=moves, on_lost=Moves())
     supervisor.current = local.ensure_running(data_dir, base_dir=BASE_DIR)
     supervisor._seen_pid = supervisor.current.pid
     return supervisor
@@ -56,29 +55,24 @@ def kill(pid: int) -> None:
 
 
 def test_a_killed_instance_is_started_again_on_its_port_with_its_data(data_dir: Path) -> None:
-    moves = Moves()
-    lost: list[object] = []
-    store_lost.connect(receiver := lambda **kwargs: lost.append(kwargs), weak=False)
-    try:
-        first = local.ensure_running(data_dir, base_dir=BASE_DIR)
-        create_table(client(first))
-        client(first).put_item(TableName=TABLE, Item={"PK": {"S": "kept"}})
-        supervisor = Supervisor(data_dir=data_dir, base_dir=BASE_DIR, on_moved=moves, interval=0.2)
-        supervisor.watch(first)
-        kill(first.pid)
+    moves, lost = Moves(), Moves()
+    first = local.ensure_running(data_dir, base_dir=BASE_DIR)
+    create_table(client(first))
+    client(first).put_item(TableName=TABLE, Item={"PK": {"S": "kept"}})
+    supervisor = Supervisor(data_dir=data_dir, base_dir=BASE_DIR, on_moved=moves, on_lost=lost, interval=0.2)
+    supervisor.watch(first)
+    kill(first.pid)
 
-        started = time.monotonic()
-        while (back := local.status(data_dir)) is None:
-            assert time.monotonic() - started < HEAL_SECONDS, "DynamoDB Local was not started again"
-            time.sleep(0.1)
-        print(f"answering again {time.monotonic() - started:.1f} s after the kill")
-    finally:
-        store_lost.disconnect(receiver)
+    started = time.monotonic()
+    while (back := local.status(data_dir)) is None:
+        assert time.monotonic() - started < HEAL_SECONDS, "DynamoDB Local was not started again"
+        time.sleep(0.1)
+    print(f"answering again {time.monotonic() - started:.1f} s after the kill")
 
     assert back.pid != first.pid
     assert back.endpoint_url == first.endpoint_url, "the same port, so no client needs rebuilding"
     assert moves.calls == 0
-    assert len(lost) == 1, "open dashboards were told once"
+    assert lost.calls == 1, "open dashboards were told once"
     item = client(back).get_item(TableName=TABLE, Key={"PK": {"S": "kept"}}, ConsistentRead=True)
     assert "Item" in item
     assert instances(data_dir / "dynamodb") == [back.pid]
@@ -89,7 +83,8 @@ def test_several_processes_noticing_at_once_start_one_instance(data_dir: Path) -
     kill(first.pid)
     script = (
         "import sys; from pathlib import Path; from counters.embedded.supervisor import Supervisor; "
-        "s = Supervisor(data_dir=Path(sys.argv[1]), base_dir=Path(sys.argv[2]), on_moved=lambda: None); "
+        "s = Supervisor(data_dir=Path(sys.argv[1]), base_dir=Path(sys.argv[2]), "
+        "on_moved=lambda: None, on_lost=lambda: None); "
         "print(s.check().pid)"
     )
     pids = {int(out) for out in run_at_once(script, str(data_dir), str(BASE_DIR), count=3)}

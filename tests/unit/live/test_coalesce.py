@@ -6,6 +6,7 @@ import asyncio
 import itertools
 
 from counters.live.coalesce import Coalescer, Pending
+from counters.live.loop import LiveLoop
 
 INTERVAL = 0.02
 
@@ -31,7 +32,7 @@ async def feed(coalescer: Coalescer, count: int) -> None:
 
 async def test_sends_keep_the_newest_version_and_the_interval():
     send = Recorder(takes=0.0)
-    coalescer = Coalescer(send, interval=lambda: INTERVAL, what="test")
+    coalescer = Coalescer(LiveLoop(), send, interval=lambda: INTERVAL, what="test")
     await feed(coalescer, 20)
     await asyncio.sleep(3 * INTERVAL)
     assert send.sends[-1][1] == {"a": (20, 20)}
@@ -42,7 +43,7 @@ async def test_sends_keep_the_newest_version_and_the_interval():
 async def test_a_slow_send_spaces_the_next_by_the_busy_share():
     # Each send takes 40 ms; allowed a quarter of the time, the next may start 120 ms after it ends.
     send = Recorder(takes=0.04)
-    coalescer = Coalescer(send, interval=lambda: INTERVAL, what="test", busy_share=0.25)
+    coalescer = Coalescer(LiveLoop(), send, interval=lambda: INTERVAL, what="test", busy_share=0.25)
     await feed(coalescer, 60)
     await asyncio.sleep(0.5)
     starts = [at for at, _ in send.sends]
@@ -51,6 +52,6 @@ async def test_a_slow_send_spaces_the_next_by_the_busy_share():
     assert send.sends[-1][1] == {"a": (60, 60)}, "the last send still carries the newest state"
     # Without the share the same sends follow each other at the interval.
     plain = Recorder(takes=0.04)
-    await feed(Coalescer(plain, interval=lambda: INTERVAL, what="test"), 60)
+    await feed(Coalescer(LiveLoop(), plain, interval=lambda: INTERVAL, what="test"), 60)
     await asyncio.sleep(0.5)
     assert len(plain.sends) > len(send.sends)

@@ -17,7 +17,8 @@ from counters.exceptions import StoreUnavailable
 from counters.live import broadcast
 from counters.live.consumers import CLOSE_TRY_AGAIN
 from counters.live.fanout import CLOSE_RELAY_LOST, fanout
-from counters.signals import store_lost
+from counters.runtime import runtime
+from counters.store import store_lost
 from tests.support.live import dashboard_socket, latest
 
 BURST = 100
@@ -114,7 +115,7 @@ async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(me
     listed, calls, release = selectors.counter_list, [], threading.Event()
 
     def counted_list():
-        calls.append(len(fanout))
+        calls.append(len(fanout()))
         if len(calls) == 1:
             release.wait(10)  # the first read stays open until every socket has joined
         return listed()
@@ -152,7 +153,7 @@ async def test_a_lost_store_closes_open_sockets_so_clients_show_counts_unavailab
     async with dashboard_socket() as socket:
         assert (await socket.receive_json_from(timeout=10))["type"] == "snapshot"
         # As the embedded store's supervisor does, from its own thread, when DynamoDB Local died.
-        await asyncio.to_thread(store_lost.send, sender=None)
+        await asyncio.to_thread(store_lost, runtime())
         message = await socket.receive_output(timeout=10)
     assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
 

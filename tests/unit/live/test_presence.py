@@ -49,11 +49,11 @@ async def test_each_socket_counts_for_its_page_and_every_socket_hears_the_sums(d
         await frames_until(board, lambda now: now == expected)
         heard = await frames_until(listener, lambda now: now == expected)
         assert heard[0]["type"] == "snapshot"
-        assert presence.local() == expected
+        assert presence().local() == expected
 
         await readers[0].disconnect()
         await frames_until(board, lambda now: now.get("welcome") == 1, frames=[*heard])
-    assert presence.local() == {}, "every closed socket stopped counting"
+    assert presence().local() == {}, "every closed socket stopped counting"
 
 
 async def test_the_api_tells_how_many_view_a_page_now(demo_store):
@@ -84,7 +84,7 @@ async def test_a_malformed_page_is_refused_at_the_handshake(demo_store, query):
     connected, _ = await communicator.connect()
     await communicator.disconnect()
     assert connected is False
-    assert presence.local() == {}
+    assert presence().local() == {}
 
 
 @pytest.mark.parametrize("page", ["no-such-page", "language.python"])
@@ -101,7 +101,7 @@ async def test_a_name_that_is_no_page_is_closed_after_the_snapshot_read(demo_sto
         }
     finally:
         await communicator.disconnect()
-    assert presence.local() == {}
+    assert presence().local() == {}
 
 
 async def test_a_crowd_arriving_at_once_is_coalesced_into_a_few_frames(demo_store):

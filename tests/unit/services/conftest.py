@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from counters.live import broadcast
+from tests.support.live import RecordingBroadcaster
 
 
 @pytest.fixture
-def published(monkeypatch) -> list[tuple[str, int, int]]:
+def published(process_runtime) -> list[tuple[str, int, int]]:
     """Every (name, value, version) the services publish, in order, instead of a channel layer."""
-    sent: list[tuple[str, int, int]] = []
-
-    def publish(states) -> None:
-        sent.extend((state.name, state.value, state.version) for state in states)
-
-    monkeypatch.setattr(broadcast, "publish", publish)
-    return sent
+    return process_runtime.give("broadcaster", RecordingBroadcaster()).triples

@@ -79,9 +79,9 @@ def test_a_key_sent_with_another_request_is_refused(memory_demo_store, published
 
 def test_a_key_whose_answer_was_never_saved_answers_from_the_current_totals(memory_demo_store, published):
     # The vote committed, then its process died before saving the answer.
-    print_ = idempotency.fingerprint(action="vote", poll="language", option="go")
+    fingerprint = idempotency.fingerprint_of(action="vote", poll="language", option="go")
     memory_demo_store.cast_vote(
-        "language", voter="v1", option="go", claim=idempotency.claim("click-1", print_)
+        "language", voter="v1", option="go", claim=idempotency.claim("click-1", fingerprint)
     )
     outcome = services.vote_cast(poll_id="language", voter="v1", option="go", idempotency_key="click-1")
     assert outcome.replayed is True

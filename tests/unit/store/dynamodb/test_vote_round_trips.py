@@ -15,8 +15,10 @@ import pytest
 from counters import services
 from counters.domain.names import option_counter_name
 from counters.exceptions import PollClosed
-from counters.live import broadcast
-from counters.services import vote_totals
+from counters.live.broadcast import Broadcaster
+from counters.live.loop import live_loop
+from counters.services.vote_totals import KnownTotals
+from tests.support.live import RecordingBroadcaster
 from tests.support.round_trips import round_trips
 from tests.support.server_loop import server_loop
 from tests.support.voting import poll_tally
@@ -27,16 +29,16 @@ TRANSACTION, READ = "TransactWriteItems", "BatchGetItem"
 
 
 @pytest.fixture
-def pushed(monkeypatch) -> Iterator[list[tuple[str, int, int]]]:
+def pushed(process_runtime) -> Iterator[list[tuple[str, int, int]]]:
     """(name, value, version) as the live push sends them, with a server loop bound."""
     sent: list[tuple[str, int, int]] = []
 
-    async def capture(pending) -> None:
-        sent.extend((name, value, version) for name, (value, version) in pending.items())
+    async def capture(message: dict) -> None:
+        sent.extend((c["name"], c["value"], c["version"]) for c in message["counters"])
 
-    monkeypatch.setattr(broadcast, "group_send", capture)
+    process_runtime.give("broadcaster", Broadcaster(live_loop(), send=capture))
     # A pause of this busy machine between two votes must not turn an answer into a read.
-    monkeypatch.setattr(vote_totals, "KNOWN_SECONDS", 600.0)
+    process_runtime.give("known_totals", KnownTotals(seconds=600.0))
     with server_loop():
         yield sent
 
@@ -120,19 +122,16 @@ def test_a_closed_poll_is_refused_from_a_read(demo_store, pushed):
     assert poll_tally(demo_store, POLL)["python"] == 0
 
 
-def test_totals_known_too_long_ago_are_read_after_the_transaction(demo_store, pushed, monkeypatch):
-    monkeypatch.setattr(vote_totals, "KNOWN_SECONDS", 0.0)
+def test_totals_known_too_long_ago_are_read_after_the_transaction(demo_store, pushed, process_runtime):
+    process_runtime.give("known_totals", KnownTotals(seconds=0.0))
     vote("anon:warm", "go")()
     sent, totals = sent_by(demo_store, vote("anon:a", "python"))
     assert (sent, totals) == ([TRANSACTION, READ], {"python": 1, "go": 1, "rust": 0, "typescript": 0})
 
 
-def test_without_a_server_loop_the_answer_and_the_push_read_once(demo_store, monkeypatch):
-    published: list[tuple[str, int]] = []
-    monkeypatch.setattr(
-        broadcast, "publish", lambda states: published.extend((s.name, s.value) for s in states)
-    )
+def test_without_a_server_loop_the_answer_and_the_push_read_once(demo_store, process_runtime):
+    recording = process_runtime.give("broadcaster", RecordingBroadcaster())
     vote("anon:warm", "go")()
     sent, totals = sent_by(demo_store, vote("anon:a", "python"))
     assert (sent, totals) == ([TRANSACTION, READ], {"python": 1, "go": 1, "rust": 0, "typescript": 0})
-    assert published[-1] == ("language.python", 1)
+    assert recording.triples[-1][:2] == ("language.python", 1)

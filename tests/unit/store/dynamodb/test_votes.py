@@ -9,6 +9,7 @@ import pytest
 
 from counters.domain.values import IdempotencyClaim, PollOption
 from counters.exceptions import Conflict, IdempotencyRace, InvalidInput, PollClosed, UnknownCounter
+from counters.store.dynamodb import votes
 from counters.web.errors import answer_for
 from tests.support.voting import assert_poll_consistent, poll_tally
 
@@ -53,18 +54,20 @@ def test_unknown_option_closed_poll_and_unknown_poll_write_nothing(demo_store):
     assert demo_store.cast_vote("language", voter="anon:a", option="python").counted
 
 
-def test_poll_closed_between_read_and_write_is_refused_by_the_transaction(demo_store, monkeypatch):
-    real_reads = demo_store._vote_reads
-    monkeypatch.setattr(demo_store, "vote_memory", None)  # read first, as a process that knows nothing
+def cast_vote_reading_with(store, reads, poll_id: str, *, voter: str, option: str | None):
+    """The store's vote transaction deciding from `reads`, with no memory: it reads first, as a process
+    that knows nothing would."""
+    return votes.cast_vote(store.gateway, poll_id, voter=voter, option=option, reads=reads)
 
+
+def test_poll_closed_between_read_and_write_is_refused_by_the_transaction(demo_store):
     def read_then_close(poll_id, voter, claim):
-        found = real_reads(poll_id, voter, claim)
+        found = votes.vote_reads(demo_store.gateway, poll_id, voter, claim)
         demo_store.set_poll_closed(poll_id, closed=True)  # closes after our read, before our write
         return found
 
-    monkeypatch.setattr(demo_store, "_vote_reads", read_then_close)
     with pytest.raises((PollClosed, Conflict)):
-        demo_store.cast_vote("language", voter="anon:a", option="python")
+        cast_vote_reading_with(demo_store, read_then_close, "language", voter="anon:a", option="python")
     assert poll_tally(demo_store, "language")["python"] == 0
 
 
@@ -126,42 +129,37 @@ def test_add_option_and_refuse_a_taken_id(demo_store):
     assert [o.id for o in demo_store.get_poll("deploy").options].count("edge") == 1
 
 
-def interfere(store, monkeypatch, *, times: int, moves: list[str]):
-    """After each of the next `times` reads of a vote, let the same voter's other tab move the vote."""
-    real_reads = store._vote_reads
+def interfering(store, *, times: int, moves: list[str]):
+    """Reads of a vote after each of which (the next `times`) the same voter's other tab moves the vote."""
     state = {"left": times, "next": 0}
-    # Every attempt reads (no guess from the process's memory), so the other tab acts between read and write.
-    monkeypatch.setattr(store, "vote_memory", None)
 
     def reads_then_other_tab(poll_id, voter, claim):
-        found = real_reads(poll_id, voter, claim)
+        found = votes.vote_reads(store.gateway, poll_id, voter, claim)
         if state["left"] > 0:
             state["left"] -= 1
             other = moves[state["next"] % len(moves)]
             state["next"] += 1
-            monkeypatch.setattr(store, "_vote_reads", real_reads)
-            try:
-                store.cast_vote(poll_id, voter=voter, option=other)
-            finally:
-                monkeypatch.setattr(store, "_vote_reads", reads_then_other_tab)
+            # The other tab reads plainly, and knows nothing either.
+            votes.cast_vote(store.gateway, poll_id, voter=voter, option=other)
         return found
 
-    monkeypatch.setattr(store, "_vote_reads", reads_then_other_tab)
+    return reads_then_other_tab
 
 
-def test_a_concurrent_change_cancels_the_transaction_which_is_retried(demo_store, monkeypatch):
+def test_a_concurrent_change_cancels_the_transaction_which_is_retried(demo_store):
     demo_store.cast_vote("language", voter="anon:a", option="python")
-    interfere(demo_store, monkeypatch, times=1, moves=["go"])
-    change = demo_store.cast_vote("language", voter="anon:a", option="rust")
+    # Every attempt reads (no guess from a process's memory), so the other tab acts between read and write.
+    reads = interfering(demo_store, times=1, moves=["go"])
+    change = cast_vote_reading_with(demo_store, reads, "language", voter="anon:a", option="rust")
     assert (change.previous, change.choice) == ("go", "rust")  # decided again from a fresh read
     assert assert_poll_consistent(demo_store, "language") == {"anon:a": "rust"}
 
 
-def test_a_vote_that_keeps_losing_the_race_is_a_conflict_and_writes_nothing(demo_store, monkeypatch):
+def test_a_vote_that_keeps_losing_the_race_is_a_conflict_and_writes_nothing(demo_store):
     demo_store.cast_vote("language", voter="anon:a", option="python")
-    interfere(demo_store, monkeypatch, times=100, moves=["go", "typescript"])
+    reads = interfering(demo_store, times=100, moves=["go", "typescript"])
     with pytest.raises(Conflict) as raised:
-        demo_store.cast_vote("language", voter="anon:a", option="rust")
+        cast_vote_reading_with(demo_store, reads, "language", voter="anon:a", option="rust")
     answer = answer_for(raised.value)
     assert answer.code == "conflict" and answer.status == 409
     assert poll_tally(demo_store, "language")["rust"] == 0

@@ -7,13 +7,8 @@ import time
 import pytest
 import redis
 
-from counters.live.presence_store import (
-    MemoryPresence,
-    RedisPresence,
-    presence_store,
-    redis_client,
-    viewing_now,
-)
+from counters.store import get_presence_store
+from counters.store.presence import MemoryPresence, RedisPresence, redis_client, viewing_now
 from tests.support.site import REDIS_URL
 
 TTL = 0.6
@@ -64,11 +59,11 @@ def test_the_memory_store_sums_the_process_alone():
 
 
 def test_the_channel_layer_chooses_the_store(settings, redis_channel_layer):
-    store = presence_store()
+    store = get_presence_store()
     assert isinstance(store, RedisPresence)
     assert store.index == f"{redis_channel_layer}:presence:workers", "the layer's prefix keeps sites apart"
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    assert isinstance(presence_store(), MemoryPresence)
+    assert isinstance(get_presence_store(), MemoryPresence)
 
 
 @pytest.mark.parametrize(
@@ -90,5 +85,5 @@ def test_an_unreachable_redis_makes_the_count_unknown_not_an_error(settings, cap
             "CONFIG": {"hosts": [f"redis://127.0.0.1:{port}/0"]},
         }
     }
-    assert viewing_now("welcome") is None
+    assert viewing_now(get_presence_store(), "welcome") is None
     assert "Viewing-now count unavailable" in caplog.text

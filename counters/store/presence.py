@@ -12,7 +12,6 @@ Without Redis the site is one process, and its own counts are the totals.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from abc import ABC, abstractmethod
@@ -20,8 +19,6 @@ from abc import ABC, abstractmethod
 import redis
 from channels import DEFAULT_CHANNEL_LAYER
 from django.conf import settings
-from django.core.signals import setting_changed
-from django.dispatch import receiver
 
 Counts = dict[str, int]  # page -> open sockets
 
@@ -136,6 +133,10 @@ class RedisPresence(PresenceStore):
         flat = self._sum(keys=[self.index], args=args)
         return {name.decode(): int(count) for name, count in zip(flat[::2], flat[1::2], strict=True) if count}
 
+    def close(self) -> None:
+        """Let go of the connection pool."""
+        self.client.close()
+
     def forget(self, worker: str) -> None:
         """Delete the worker's hash and its name."""
         pipe = self.client.pipeline(transaction=True)
@@ -157,8 +158,7 @@ def redis_client(host: object) -> redis.Redis | None:
     return None
 
 
-@functools.cache
-def presence_store() -> PresenceStore:
+def build_presence_store(runtime: object = None) -> PresenceStore:
     """Redis when the channel layer is channels_redis (its first host and prefix); else this process."""
     layer = getattr(settings, "CHANNEL_LAYERS", {}).get(DEFAULT_CHANNEL_LAYER, {})
     if layer.get("BACKEND") not in REDIS_LAYERS:
@@ -171,17 +171,10 @@ def presence_store() -> PresenceStore:
     return RedisPresence(client, prefix=config.get("prefix", "asgi"))
 
 
-def viewing_now(page: str) -> int | None:
+def viewing_now(store: PresenceStore, page: str) -> int | None:
     """Browsers that have `page` open now, over every worker; None while the count cannot be read."""
     try:
-        return presence_store().totals(page).get(page, 0)
+        return store.totals(page).get(page, 0)
     except (redis.RedisError, OSError) as exc:
         logger.warning("Viewing-now count unavailable: %s", exc)
         return None
-
-
-@receiver(setting_changed)
-def forget_presence_store(*, setting: str, **kwargs) -> None:
-    """Follow tests that change the channel layer."""
-    if setting == "CHANNEL_LAYERS":
-        presence_store.cache_clear()

@@ -25,13 +25,14 @@ class Ticker:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self._stopped = False
 
     def ensure_started(self) -> None:
         """Start the thread unless it runs already (cheap enough to call on every write)."""
         if self._thread is not None:
             return
         with self._lock:
-            if self._thread is None:
+            if self._thread is None and not self._stopped:
                 if self.at_exit:
                     # A clean shutdown (SIGTERM to daphne, Ctrl-C, end of a management command) runs this.
                     atexit.register(self._run_job)
@@ -42,13 +43,22 @@ class Ticker:
         """Run the job as soon as the thread is free, without waiting for the interval to pass."""
         self._wake.set()
 
+    def stop(self) -> None:
+        """End the thread after its current round; the job is not run at exit any more."""
+        with self._lock:
+            self._stopped = True
+            if self._thread is not None and self.at_exit:
+                atexit.unregister(self._run_job)
+        self._wake.set()
+
     def _loop(self) -> None:
         # Resolved once the thread starts, so a setting is read at first use, never at import.
         interval = self.interval() if callable(self.interval) else self.interval
-        while True:
+        while not self._stopped:
             self._wake.wait(interval)
             self._wake.clear()
-            self._run_job()
+            if not self._stopped:
+                self._run_job()
 
     def _run_job(self) -> None:
         try:

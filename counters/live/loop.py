@@ -1,0 +1,205 @@
+"""The server's event loop, bound once: the only code that asks which loop it runs on.
+
+Live objects (the broadcaster, the relay, viewing now, the read-back) run on the ASGI server's loop.
+Request threads and background threads reach it through `run_soon` and `submit`; code on the loop
+starts tasks with `start` and spaces repeated work with a named `Throttle`. `BoundLoopMiddleware`
+binds the loop when the ASGI app first runs; a socket's first step follows the loop it runs on (each
+test runs its own), and a new loop resets every throttle, whose tasks died with the old one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
+
+from counters.runtime import runtime
+
+logger = logging.getLogger(__name__)
+
+# While a job fails, its wait doubles up to 2**6 times the normal one (6.4 s at 100 ms).
+MAX_BACKOFF_DOUBLINGS = 6
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, if any."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+class LiveLoop:
+    """The loop live objects run on, and the few ways to reach it."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._throttles: list[Throttle] = []
+        self._on_bind: list[Callable[[], None]] = []
+
+    @classmethod
+    def for_runtime(cls, runtime: object) -> LiveLoop:
+        """A loop not bound yet (the runtime's part)."""
+        return cls()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The bound loop while it is open; async code running before any request adopts its own."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            running = running_loop()
+            if running is not None:
+                self.bind(running)
+            return running
+        return loop
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run live objects on `loop` from now on; a new loop restarts their throttles and tasks."""
+        if loop is self._loop:
+            return
+        self._loop = loop
+        for throttle in self._throttles:
+            throttle.restart()
+        for callback in list(self._on_bind):
+            callback()
+
+    def follow_running(self) -> None:
+        """Bind the loop this coroutine runs on (a socket's first step)."""
+        self.bind(asyncio.get_running_loop())
+
+    def on_loop(self) -> bool:
+        """Whether the caller runs on the bound loop."""
+        loop = self._loop
+        return loop is not None and running_loop() is loop
+
+    def when_bound(self, callback: Callable[[], None]) -> None:
+        """Call `callback` on the loop each time a new loop is bound."""
+        self._on_bind.append(callback)
+
+    def run_soon(self, function: Callable[..., object], *args: Any) -> bool:
+        """Call `function(*args)` on the loop: now if the caller is on it; False if there is no loop."""
+        loop = self.loop
+        if loop is None:
+            return False
+        if running_loop() is loop:
+            function(*args)
+            return True
+        try:
+            loop.call_soon_threadsafe(function, *args)
+        except RuntimeError:  # closed meanwhile
+            return False
+        return True
+
+    def submit(self, coroutine: Callable[[], Coroutine[Any, Any, object]]) -> bool:
+        """Run a coroutine as its own task on the loop, from any thread; False if there is no loop."""
+        return self.run_soon(lambda: self.start(coroutine()))
+
+    def start(self, coroutine: Coroutine[Any, Any, object]) -> asyncio.Task:
+        """Start a task on the running loop in a fresh context: it outlives the request that started it."""
+        return asyncio.get_running_loop().create_task(coroutine, context=contextvars.Context())
+
+    def throttle(
+        self,
+        job: Callable[[], Awaitable[None]],
+        *,
+        interval: Callable[[], float],
+        what: str,
+        busy_share: float | None = None,
+    ) -> Throttle:
+        """A named throttle of `job` on this loop (see Throttle)."""
+        throttle = Throttle(self, job, interval=interval, what=what, busy_share=busy_share)
+        self._throttles.append(throttle)
+        return throttle
+
+
+class Throttle:
+    """Used on the loop: run `job` at once after a quiet spell, then at least an interval apart.
+
+    With `busy_share`, runs are also spaced so that the job takes at most that share of the time: a
+    run that took 60 ms with a share of 0.25 waits at least 180 ms before the next. Handing a frame to
+    thousands of sockets then comes less often, and the rest of the loop keeps its share for counting.
+    A job that raises is run again with backoff.
+    """
+
+    def __init__(
+        self,
+        live: LiveLoop,
+        job: Callable[[], Awaitable[None]],
+        *,
+        interval: Callable[[], float],
+        what: str,
+        busy_share: float | None = None,
+    ) -> None:
+        self.what = what
+        self._live = live
+        self._job = job
+        self._interval = interval
+        self._rest_per_busy = (1 - busy_share) / busy_share if busy_share else 0.0
+        self.restart()
+
+    def restart(self) -> None:
+        """Forget the task and timing of a loop that is gone."""
+        self._task: asyncio.Task | None = None
+        self._due = False
+        self._last_ran = float("-inf")
+        self._rest = 0.0  # the least wait after the last run, for `busy_share`
+
+    def poke(self) -> None:
+        """Ask for a run (call on the loop); pokes before it starts share it."""
+        self._due = True
+        if self._task is None:
+            self._task = self._live.start(self._run())
+
+    async def _run(self) -> None:
+        failures = 0
+        try:
+            while self._due:
+                await self._wait_turn(failures)
+                self._due = False
+                failures = await self._run_once(failures)
+        finally:
+            if self._task is asyncio.current_task():
+                self._task = None
+
+    async def _wait_turn(self, failures: int) -> None:
+        """Sleep until an interval (or the busy rest, doubled per failure) has passed since the last run."""
+        loop = asyncio.get_running_loop()
+        wait = self._last_ran + max(self._interval(), self._rest) * 2**failures - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+
+    async def _run_once(self, failures: int) -> int:
+        """Run the job; return the failures in a row since."""
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        try:
+            await self._job()
+            failures = 0
+        except Exception:
+            self._due = True  # run again, later
+            if failures == 0:
+                logger.exception("%s failed; retrying", self.what)
+            failures = min(failures + 1, MAX_BACKOFF_DOUBLINGS)
+        # Counted from the end of a run: handing a frame to a thousand sockets takes a while, and the
+        # last socket must not get the next frame sooner than the interval.
+        self._last_ran = loop.time()
+        self._rest = (self._last_ran - began) * self._rest_per_busy
+        return failures
+
+
+def live_loop() -> LiveLoop:
+    """This process's live loop."""
+    return runtime().part("live_loop")
+
+
+class BoundLoopMiddleware:
+    """ASGI middleware binding the server's event loop to the live objects when the app first runs."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        live_loop().bind(asyncio.get_running_loop())
+        return await self.app(scope, receive, send)

@@ -1,0 +1,63 @@
+"""Every part of a process's runtime: the factory that builds it, what it is built with, what shapes it.
+
+A factory is a callable taking the runtime, named by its dotted path so that this low layer never
+imports the layers whose objects it holds (as Django's CACHES names a cache's BACKEND). `needs` names
+parts kept per instance of another (the known vote totals belong to one store: a new store starts
+knowing nothing); parts a factory asks the runtime for are tied to it as well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Part:
+    """How to build one part of the runtime."""
+
+    factory: str
+    needs: tuple[str, ...] = ()
+    settings: frozenset[str] = frozenset()
+
+
+STORE_SETTINGS = frozenset(
+    {
+        "DYNAMODB_ENDPOINT_URL",
+        "AWS_REGION",
+        "COUNTERS_TABLE",
+        "COUNTERS_DATA_DIR",
+        "COUNTERS_STORE_BACKEND",
+        "COUNTERS_EMBEDDED_DYNAMODB",
+        "COUNTERS_DYNAMODB_CONNECT_TIMEOUT",
+        "COUNTERS_DYNAMODB_READ_TIMEOUT",
+        "COUNTERS_DYNAMODB_MAX_POOL",
+    }
+)
+
+PARTS: dict[str, Part] = {
+    # The counter store and what this process keeps per store.
+    "store": Part("counters.store.build_store", settings=STORE_SETTINGS),
+    "history": Part("counters.background.history_writer.build_history_recorder", needs=("store",)),
+    "hot_settler": Part("counters.background.hot_settler.build_settler", needs=("store",)),
+    "known_totals": Part("counters.services.vote_totals.KnownTotals.for_runtime", needs=("store",)),
+    "visitors": Part("counters.services.visitors.VisitorBook.for_runtime", needs=("store",)),
+    "vote_gate": Part(
+        "counters.services.vote_gate.VoteGate.from_settings",
+        settings=frozenset({"COUNTERS_VOTE_CONCURRENCY", "COUNTERS_VOTE_QUEUE_SECONDS"}),
+    ),
+    "vote_limiter": Part(
+        "counters.web.ratelimit.VoteLimiter.from_settings",
+        settings=frozenset({"CACHES", "COUNTERS_VOTE_RATE"}),
+    ),
+    # Viewing-now counts per worker: Redis when the channel layer is channels_redis.
+    "presence_store": Part(
+        "counters.store.presence.build_presence_store", settings=frozenset({"CHANNEL_LAYERS"})
+    ),
+    # The live push: the server's loop, and everything that runs on it.
+    "live_loop": Part("counters.live.loop.LiveLoop.for_runtime"),
+    "broadcaster": Part("counters.live.broadcast.Broadcaster.for_runtime"),
+    "fanout": Part("counters.live.fanout.LocalFanout.for_runtime"),
+    "presence": Part("counters.live.presence.Presence.for_runtime"),
+    "snapshots": Part("counters.live.snapshots.SnapshotReader.for_runtime"),
+    "vote_read_back": Part("counters.services.votes.build_vote_read_back"),
+}
