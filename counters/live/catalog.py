@@ -40,9 +40,16 @@ def read_catalog_frame() -> str:
 class CatalogRelay:
     """Used on one event loop: one catalog read at a time, its frame handed to `deliver`."""
 
-    def __init__(self, live: LiveLoop, deliver: Callable[[str], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        live: LiveLoop,
+        deliver: Callable[[str], Awaitable[None]],
+        *,
+        read: Callable[[], str] = read_catalog_frame,
+    ) -> None:
         self._live = live
         self._deliver = deliver
+        self._read = read
         self._task: asyncio.Task | None = None
         self._again = False
 
@@ -59,7 +66,7 @@ class CatalogRelay:
             self._again = False
             try:
                 # In a worker thread: the store is boto3, and the loop must keep serving sockets.
-                frame = await sync_to_async(read_catalog_frame, thread_sensitive=False)()
+                frame = await sync_to_async(self._read, thread_sensitive=False)()
             except Exception:
                 # Pages keep what they show; their next snapshot after a reconnect is current again.
                 logger.warning("Could not read the catalog for open pages", exc_info=True)

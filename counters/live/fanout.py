@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 
 from counters import conf
 from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
-from counters.live.catalog import CATALOG_EVENT, CatalogRelay
+from counters.live.catalog import CATALOG_EVENT, CatalogRelay, read_catalog_frame
 from counters.live.coalesce import Coalescer, Pending, as_counters
 from counters.live.loop import LiveLoop
 from counters.live.wire import OutgoingText
@@ -73,8 +73,9 @@ async def next_message(layer, channel: str) -> dict:
 class LocalFanout:
     """This process's open dashboard sockets, fed by a single relay task subscribed to the group."""
 
-    def __init__(self, live: LiveLoop) -> None:
+    def __init__(self, live: LiveLoop, *, read_catalog: Callable[[], str] = read_catalog_frame) -> None:
         self._live = live
+        self._read_catalog = read_catalog
         self._sockets: set[LiveSocket] = set()
         self._relay: asyncio.Task | None = None
         self._joined: asyncio.Future | None = None
@@ -86,7 +87,7 @@ class LocalFanout:
             what="Live fan-out",
             busy_share=FANOUT_SHARE,
         )
-        self._catalog = CatalogRelay(live, self.hand_out)
+        self._catalog = CatalogRelay(live, self.hand_out, read=read_catalog)
         # What the relay does with each type of group message: a handler called on the loop, not blocking.
         self._handlers: dict[str, Callable[[dict], None]] = {
             UPDATE_EVENT: self._on_update,
@@ -131,7 +132,7 @@ class LocalFanout:
         """A new loop: the relay and the sockets of the old one are gone."""
         self._relay = self._joined = None
         self._sockets = set()
-        self._catalog = CatalogRelay(self._live, self.hand_out)
+        self._catalog = CatalogRelay(self._live, self.hand_out, read=self._read_catalog)
 
     async def _run(self, joined: asyncio.Future) -> None:
         """Subscribe to the group; pass each message to its handler until cancelled or the layer fails."""

@@ -9,6 +9,7 @@ its join, so no update can fall between the snapshot and the live frames.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from asgiref.sync import sync_to_async
 
@@ -24,8 +25,9 @@ def read_snapshot() -> list[dict]:
 class SnapshotReader:
     """Runs at most one snapshot read at a time on one event loop; each serves all who waited for it."""
 
-    def __init__(self, live: LiveLoop) -> None:
+    def __init__(self, live: LiveLoop, *, read: Callable[[], list[dict]] = read_snapshot) -> None:
         self._live = live
+        self._read = read
         live.when_bound(self._restart)
         self._restart()
 
@@ -53,7 +55,7 @@ class SnapshotReader:
             serving, self._next = self._next, None
             try:
                 # In a worker thread: the store is boto3, and the loop must keep serving sockets.
-                result = await sync_to_async(read_snapshot, thread_sensitive=False)()
+                result = await sync_to_async(self._read, thread_sensitive=False)()
             except Exception as exc:
                 serving.set_exception(exc)
             else:

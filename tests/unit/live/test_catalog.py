@@ -6,6 +6,8 @@ from asgiref.sync import sync_to_async
 
 from counters import services
 from counters.live import catalog
+from counters.live.fanout import LocalFanout
+from counters.live.loop import live_loop
 from tests.support.live import dashboard_socket
 
 
@@ -46,13 +48,13 @@ async def test_a_new_poll_and_option_reach_open_pages_with_their_counters(demo_s
         assert "helix" in [o["id"] for o in {p["id"]: p for p in frame["polls"]}["editor"]["options"]]
 
 
-async def test_a_catalog_that_cannot_be_read_leaves_pages_as_they_are(demo_store, monkeypatch, caplog):
+async def test_a_catalog_that_cannot_be_read_leaves_pages_as_they_are(demo_store, process_runtime, caplog):
     def broken() -> str:
         raise OSError("store down")
 
+    process_runtime.give("fanout", LocalFanout(live_loop(), read_catalog=broken))
     async with dashboard_socket() as socket:
         await socket.receive_json_from(timeout=10)
-        monkeypatch.setattr(catalog, "read_catalog_frame", broken)
         catalog.publish_catalog()
         assert await socket.receive_nothing(timeout=0.5)
     assert "Could not read the catalog" in caplog.text

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -17,12 +18,19 @@ from counters.exceptions import StoreUnavailable
 from counters.live import broadcast
 from counters.live.consumers import CLOSE_TRY_AGAIN
 from counters.live.fanout import CLOSE_RELAY_LOST, fanout
+from counters.live.loop import live_loop
+from counters.live.snapshots import SnapshotReader
 from counters.runtime import runtime
 from counters.store import store_lost
 from tests.support.live import dashboard_socket, latest
 
 BURST = 100
 SHARED = 8
+
+
+def snapshot_of(counter_list) -> Callable[[], list[dict]]:
+    """A snapshot read from `counter_list` (a stand-in for selectors.counter_list)."""
+    return lambda: [counter.as_dict() for counter in counter_list()]
 
 
 def state(name: str, value: int, version: int) -> CounterState:
@@ -50,7 +58,7 @@ async def test_a_write_reaches_every_socket_as_an_update(memory_demo_store):
     assert messages == [expected, expected]
 
 
-async def test_an_update_during_the_snapshot_read_follows_the_snapshot(memory_demo_store, monkeypatch):
+async def test_an_update_during_the_snapshot_read_follows_the_snapshot(memory_demo_store, process_runtime):
     listed = selectors.counter_list
 
     def slow_list():
@@ -60,7 +68,7 @@ async def test_an_update_during_the_snapshot_read_follows_the_snapshot(memory_de
         time.sleep(0.5)
         return counters
 
-    monkeypatch.setattr(selectors, "counter_list", slow_list)
+    process_runtime.give("snapshots", SnapshotReader(live_loop(), read=snapshot_of(slow_list)))
     async with dashboard_socket() as socket:
         first = await socket.receive_json_from(timeout=10)
         second = await socket.receive_json_from(timeout=10)
@@ -111,7 +119,9 @@ async def test_states_published_from_a_worker_thread_reach_the_socket(memory_dem
     assert message == {"type": "update", "counters": [{"name": "pricing", "value": 9, "version": 7}]}
 
 
-async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(memory_demo_store, monkeypatch):
+async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(
+    memory_demo_store, process_runtime
+):
     listed, calls, release = selectors.counter_list, [], threading.Event()
 
     def counted_list():
@@ -120,7 +130,7 @@ async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(me
             release.wait(10)  # the first read stays open until every socket has joined
         return listed()
 
-    monkeypatch.setattr(selectors, "counter_list", counted_list)
+    process_runtime.give("snapshots", SnapshotReader(live_loop(), read=snapshot_of(counted_list)))
     async with contextlib.AsyncExitStack() as stack:
         first = await stack.enter_async_context(dashboard_socket())
         while not calls:
@@ -139,11 +149,11 @@ async def test_a_foreign_origin_is_refused(memory_demo_store):
             pass
 
 
-async def test_a_store_outage_closes_the_socket_so_the_client_retries(memory_demo_store, monkeypatch):
+async def test_a_store_outage_closes_the_socket_so_the_client_retries(memory_demo_store, process_runtime):
     def down():
         raise StoreUnavailable("down")
 
-    monkeypatch.setattr(selectors, "counter_list", down)
+    process_runtime.give("snapshots", SnapshotReader(live_loop(), read=down))
     async with dashboard_socket() as socket:
         message = await socket.receive_output(timeout=10)
     assert message == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN}
