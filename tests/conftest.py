@@ -51,39 +51,40 @@ def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path):
     return settings
 
 
+def fresh_store(*, demo: bool = False) -> CounterStore:
+    """The runtime's store as the settings name it, its table created (and the demo seeded)."""
+    from counters.demo import seed_demo
+
+    store = get_store()
+    store.ensure_table()
+    if demo:
+        seed_demo(store)
+    return store
+
+
 @pytest.fixture
 def store(store_settings) -> CounterStore:
     """The app's store on a fresh, empty table in DynamoDB Local."""
-    store = get_store()
-    store.ensure_table()
-    return store
+    return fresh_store()
 
 
 @pytest.fixture
 def demo_store(store) -> CounterStore:
     """A fresh table holding the demo pages and polls."""
-    from counters.demo import seed_demo
-
-    seed_demo(store)
-    return store
+    return fresh_store(demo=True)
 
 
 @pytest.fixture
 def memory_store(settings) -> CounterStore:
     """The app's store on the in-process memory backend: fresh and empty, no Java started."""
     settings.COUNTERS_STORE_BACKEND = "counters.store.memory.MemoryCounterStore"
-    store = get_store()
-    store.ensure_table()
-    return store
+    return fresh_store()
 
 
 @pytest.fixture
 def memory_demo_store(memory_store) -> CounterStore:
     """A memory store holding the demo pages and polls."""
-    from counters.demo import seed_demo
-
-    seed_demo(memory_store)
-    return memory_store
+    return fresh_store(demo=True)
 
 
 @pytest.fixture
