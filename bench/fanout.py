@@ -49,11 +49,11 @@ import django
 django.setup()
 
 import requests  # noqa: E402
-from websockets.asyncio.client import connect  # noqa: E402
 
 from bench.environment import redis_url  # noqa: E402
 from bench.local_store import bench_dynamo  # noqa: E402
 from bench.measure import cpu_seconds  # noqa: E402
+from bench.ws_clients import hold_open  # noqa: E402
 from counters import conf  # noqa: E402
 
 PAGES = ("welcome", "docs", "pricing")
@@ -71,6 +71,10 @@ class Client:
     frames: list[float] = field(default_factory=list)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
 
+    def read(self, raw: str) -> None:
+        """Take one frame as it arrives."""
+        self.take(json.loads(raw), time.monotonic())
+
     def take(self, message: dict, at: float) -> None:
         for counter in message["counters"]:
             held = self.known.get(counter["name"])
@@ -80,21 +84,6 @@ class Client:
             self.frames.append(at)
         else:
             self.ready.set()
-
-
-async def listen(url: str, origin: str, client: Client, stop: asyncio.Event, gate: asyncio.Semaphore) -> None:
-    """Hold one connection open until `stop`, recording every frame."""
-    async with gate:
-        ws = await connect(url, origin=origin, open_timeout=60, ping_interval=None, max_queue=None)
-    async with ws:
-        reader = asyncio.ensure_future(_read(ws, client))
-        await stop.wait()
-        reader.cancel()
-
-
-async def _read(ws, client: Client) -> None:
-    async for raw in ws:
-        client.take(json.loads(raw), time.monotonic())
 
 
 def rss_kib(pid: int, field_name: str) -> int:
@@ -198,7 +187,7 @@ async def open_clients(topology: Topology, clients: list[Client], stop: asyncio.
     urls, origin, gate = topology.socket_urls(), topology.sockets[0].url, asyncio.Semaphore(CONNECT_AT_ONCE)
     t0 = time.monotonic()
     tasks = [
-        asyncio.ensure_future(listen(urls[i % len(urls)], origin, client, stop, gate))
+        asyncio.ensure_future(hold_open(urls[i % len(urls)], origin, client.read, stop, gate))
         for i, client in enumerate(clients)
     ]
     await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in clients)), timeout=600)
