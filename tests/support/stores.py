@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from counters.store.dynamodb.backend import DynamoCounterStore
 
 THREADS = 8
@@ -27,10 +27,13 @@ def shard_values(store, name: str) -> dict[str, int]:
     items = store.retrying.query(
         TableName=store.table,
         KeyConditionExpression="PK = :pk AND begins_with(SK, :shard)",
-        ExpressionAttributeValues={":pk": {"S": s.counter_pk(name)}, ":shard": {"S": s.SHARD_SK_PREFIX}},
+        ExpressionAttributeValues={
+            ":pk": {"S": schema.counter_pk(name)},
+            ":shard": {"S": schema.SHARD_SK_PREFIX},
+        },
         ConsistentRead=True,
     )["Items"]
-    return {item["SK"]["S"]: s.as_int(item.get("value")) for item in items}
+    return {item["SK"]["S"]: schema.as_int(item.get("value")) for item in items}
 
 
 def other_process(store) -> DynamoCounterStore:

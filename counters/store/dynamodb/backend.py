@@ -1,8 +1,9 @@
 """The DynamoDB counter store: the CounterStore contract, each concern handed to its own module.
 
 The store holds the table gateway (table.py) and this process's knowledge of hot counters
-(shard_view.py); counters.py, shards.py, resets.py, history.py, polls.py and votes.py do the work,
-with items.py building and parsing every item.
+(shard_view.py). counter_writes.py owns every write to a counter (plain or sharded, group-committed,
+bot views); counters.py, shards.py, resets.py, history.py, polls.py and votes.py do the rest, with
+items.py building and parsing every item.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from counters.store.dynamodb import counters, history, polls, resets, visitors, 
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.counter_writes import CounterWriter
-from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import Table
 from counters.store.dynamodb.vote_memory import VoteMemory
@@ -31,12 +31,8 @@ class DynamoCounterStore(CounterStore):
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
         self.gateway = Table(single_shot=client, retrying=retrying_client or client, name=table)
         self.shard_view = ShardView()
-        # Concurrent increments of one counter share one UpdateItem (see group_commit.py).
-        self.increments: GroupCommit[values.CounterState] = GroupCommit()
-        self.steps: dict[str, int] = {}
-        self.counter_writer = CounterWriter(
-            self.gateway, self.shard_view, steps=self.steps, batches=self.increments
-        )
+        # Every write to a counter, group-committed (see counter_writes.py).
+        self.counter_writer = CounterWriter(self.gateway, self.shard_view)
         # Guesses that let a vote go straight to its transaction (see vote_memory.py).
         self.vote_memory = VoteMemory()
 

@@ -14,7 +14,7 @@ from counters.background.history_writer import HistoryRecorder
 from counters.domain.buckets import HOUR, MINUTE
 from counters.domain.values import CounterDefinition
 from counters.exceptions import StoreUnavailable
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from counters.store.dynamodb.outage import unavailable_on_outage
 
 
@@ -23,7 +23,7 @@ def bucket_items(store, name: str) -> list[dict]:
     return store.retrying.query(
         TableName=store.table,
         KeyConditionExpression="PK = :pk",
-        ExpressionAttributeValues={":pk": {"S": s.history_pk(name)}},
+        ExpressionAttributeValues={":pk": {"S": schema.history_pk(name)}},
         ConsistentRead=True,
     )["Items"]
 
@@ -72,14 +72,14 @@ def test_buckets_carry_their_ttl(page):
     assert {item["SK"]["S"][:2] for item in items} == {"M#", "H#"}
     for item in items:
         start = bucket_start(item["SK"]["S"])
-        expires = int(item[s.EXPIRES_AT]["N"])
+        expires = int(item[schema.EXPIRES_AT]["N"])
         if item["SK"]["S"].startswith("M#"):
             assert expires == start + 60 + 48 * 3600
         else:
             assert expires == start + 3600 + 90 * 86400
         assert expires > time.time()
     ttl = page.retrying.describe_time_to_live(TableName=page.table)["TimeToLiveDescription"]
-    assert ttl["AttributeName"] == s.EXPIRES_AT
+    assert ttl["AttributeName"] == schema.EXPIRES_AT
 
 
 def test_windows_zero_fill_and_place_views_in_time(client, page):

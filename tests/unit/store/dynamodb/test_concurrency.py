@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from counters.domain.values import CounterDefinition
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from tests.support.stores import PER_THREAD, THREADS, hammer
 
 
@@ -23,9 +23,9 @@ def test_naive_get_then_put_loses_updates(store):
     client, table = store.retrying, store.table
 
     def naive_increment() -> None:
-        item = client.get_item(TableName=table, Key=s.total_key("naive"), ConsistentRead=True)["Item"]
-        value = int(item.get(s.VALUE, {"N": "0"})["N"])
-        item[s.VALUE] = {"N": str(value + 1)}
+        item = client.get_item(TableName=table, Key=schema.total_key("naive"), ConsistentRead=True)["Item"]
+        value = int(item.get(schema.VALUE, {"N": "0"})["N"])
+        item[schema.VALUE] = {"N": str(value + 1)}
         client.put_item(TableName=table, Item=item)
 
     hammer(naive_increment)

@@ -6,7 +6,7 @@ import pytest
 
 from counters.domain.values import CounterDefinition
 from counters.exceptions import UnknownCounter, VersionConflict
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from tests.support.stores import other_process, shard_values
 
 
@@ -14,7 +14,7 @@ def audit_records(store, name: str) -> list[dict]:
     return store.retrying.query(
         TableName=store.table,
         KeyConditionExpression="PK = :pk AND begins_with(SK, :reset)",
-        ExpressionAttributeValues={":pk": {"S": s.counter_pk(name)}, ":reset": {"S": "RESET#"}},
+        ExpressionAttributeValues={":pk": {"S": schema.counter_pk(name)}, ":reset": {"S": "RESET#"}},
         ConsistentRead=True,
     )["Items"]
 

@@ -6,7 +6,7 @@ import pytest
 
 from counters.domain.values import CounterDefinition
 from counters.exceptions import InvalidInput, UnknownCounter
-from counters.store.dynamodb import schema as s
+from counters.store.dynamodb import schema
 from tests.support.stores import PER_THREAD, THREADS, hammer, other_process, shard_values
 
 
@@ -17,8 +17,9 @@ def item_count(store) -> int:
 
 def base_value(store, name: str) -> int:
     """What the TOTAL item itself holds (the base of a hot counter)."""
-    item = store.retrying.get_item(TableName=store.table, Key=s.total_key(name), ConsistentRead=True)["Item"]
-    return s.as_int(item.get("value"))
+    key = schema.total_key(name)
+    item = store.retrying.get_item(TableName=store.table, Key=key, ConsistentRead=True)["Item"]
+    return schema.as_int(item.get("value"))
 
 
 def test_sharded_counter_is_exact_under_threads(store):
