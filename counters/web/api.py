@@ -5,9 +5,14 @@ from __future__ import annotations
 from django.http import HttpRequest, JsonResponse
 
 from counters import selectors, services
+from counters.web.bodies import FORM, JSON, MULTIPART, TEXT, UNTYPED, read_body
 from counters.web.json_api import json_api
+from counters.web.queries import query_params
 from counters.web.visitors import client_of
 from counters.web.voters import no_voter_cookie
+
+# A beacon's body is ignored, but one it is sent must be readable: what sendBeacon and forms send.
+BEACON_TYPES = frozenset({UNTYPED, TEXT, JSON, FORM, MULTIPART})
 
 
 @json_api("GET")
@@ -29,8 +34,8 @@ def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
 @json_api("GET")
 def counter_history(request: HttpRequest, name: str) -> JsonResponse:
     """`GET /api/counters/<name>/history?window=1h|24h|48h|90d&step=1m|15m|1h|1d&series=views|visitors`."""
-    window, step = request.GET.get("window"), request.GET.get("step")
-    series = request.GET.get("series", "views")
+    query = query_params(request, "window", "step", "series")
+    window, step, series = query.get("window"), query.get("step"), query.get("series", "views")
     return JsonResponse(
         selectors.counter_history(name=name, window=window, step=step, series=series).as_dict()
     )
@@ -39,7 +44,8 @@ def counter_history(request: HttpRequest, name: str) -> JsonResponse:
 @no_voter_cookie
 @json_api("POST")
 def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
-    """`POST /api/views/<slug>`: count one view of a registered page."""
+    """`POST /api/views/<slug>`: count one view of a registered page (a body, ignored, must be readable)."""
+    read_body(request, accept=BEACON_TYPES)
     return JsonResponse(services.view_record(slug=slug, client=client_of(request)).as_dict())
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import get_conditional_response, patch_cache_control
 
 from counters import selectors, services
@@ -18,6 +18,7 @@ from counters.domain.values import CounterState
 from counters.exceptions import InvalidInput
 from counters.web.badge_svg import badge_text, draw_badge
 from counters.web.json_api import json_api
+from counters.web.queries import query_params
 from counters.web.visitors import client_of
 
 # `?show=` -> the counter's field it shows: its total, or today's unique visitors of a page.
@@ -26,8 +27,9 @@ SUFFIX = {"views": "", "visitors": " today"}
 MAX_LABEL_LENGTH = 64
 
 
-def badge_choices(query: QueryDict) -> tuple[str, str]:
+def badge_choices(request: HttpRequest) -> tuple[str, str]:
     """`show` and `label` (empty: the counter's title) from the query; InvalidInput if they do not fit."""
+    query = query_params(request, "show", "label")
     show = query.get("show", "views")
     if show not in SHOWN:
         raise InvalidInput(f"show is one of {', '.join(SHOWN)}.")
@@ -54,7 +56,7 @@ def default_label(state: CounterState) -> str:
 @json_api("GET", "HEAD")
 def badge(request: HttpRequest, name: str) -> HttpResponse:
     """The badge of one counter; a GET counts a view first if the counter opted in (HEAD never counts)."""
-    show, label = badge_choices(request.GET)
+    show, label = badge_choices(request)
     state = services.badge_fetch(name=name, count=request.method == "GET", client=client_of(request))
     if show == "visitors":
         state = selectors.with_visitors_today([state])[0]

@@ -7,6 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from counters import selectors
 from counters.web.csv_export import csv_response
 from counters.web.json_api import json_api
+from counters.web.queries import query_params
 
 SHARE_DIGITS = 4
 
@@ -14,7 +15,8 @@ SHARE_DIGITS = 4
 @json_api("GET")
 def counter_history_csv(request: HttpRequest, name: str) -> HttpResponse:
     """`GET /api/counters/<name>/history.csv?window=1h|48h|90d`: the JSON history's buckets, one a row."""
-    history = selectors.counter_history(name=name, window=request.GET.get("window", "1h")).as_dict()
+    window = query_params(request, "window").get("window", "1h")
+    history = selectors.counter_history(name=name, window=window).as_dict()
     return csv_response(
         f"{history['name']}-{history['window']}.csv",
         ["start", "count"],

@@ -27,6 +27,7 @@ from counters.exceptions import (
     UnknownCounter,
     VersionConflict,
 )
+from counters.web.bodies import UnsupportedMediaType
 
 logger = logging.getLogger(__name__)
 API_PREFIX = "/api/"
@@ -52,6 +53,9 @@ TOO_LARGE = Answer(413, "too_large", "Too large", "The request body is larger th
 SERVER_ERROR = Answer(
     500, "server_error", "Server error", "Something went wrong on our side; it has been logged."
 )
+UNSUPPORTED_TYPE = Answer(
+    415, "unsupported_media_type", "Unsupported media type", "This endpoint does not read that content type."
+)
 METHOD_NOT_ALLOWED = Answer(
     405, "method_not_allowed", "Method not allowed", "This method is not allowed here."
 )
@@ -69,6 +73,7 @@ ANSWERS: tuple[tuple[type[BaseException], Answer], ...] = (
     (IdempotencyKeyReused, Answer(409, "idempotency_key_reused", "Key reused", "This key was used before.")),
     (Conflict, Answer(409, "conflict", "Conflict", "Something changed meanwhile; look again and retry.")),
     (TooLarge, TOO_LARGE),
+    (UnsupportedMediaType, UNSUPPORTED_TYPE),
     (RequestDataTooBig, TOO_LARGE),
     (UnknownCounter, NOT_FOUND),
     (Http404, NOT_FOUND),

@@ -2,36 +2,45 @@
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 
-from django.http import HttpRequest, JsonResponse, QueryDict
+from django.http import HttpRequest, JsonResponse
 
 from counters import selectors, services
+from counters.domain.names import validate_slug
 from counters.exceptions import InvalidInput
+from counters.services.idempotency import validate_key
+from counters.web.bodies import FORM, JSON, read_body
 from counters.web.json_api import json_api
 from counters.web.ratelimit import check_vote_rate
 from counters.web.voters import voter_for
 
 # A vote is a few bytes; anything longer is refused before it is parsed.
 MAX_BODY_BYTES = 1024
+VOTE_TYPES = frozenset({JSON, FORM})
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
-def parsed_body(request: HttpRequest) -> dict:
-    """The request body as a dict: JSON or form-encoded (its size was checked by `json_api`)."""
-    if not request.body:
-        return {}
-    if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise InvalidInput("The body is not valid JSON.") from exc
-        if not isinstance(data, dict):
-            raise InvalidInput('The body is a JSON object such as {"option": "python"}.')
-        return data
-    if request.content_type == "application/x-www-form-urlencoded":
-        return QueryDict(request.body, encoding=request.encoding).dict()
-    raise InvalidInput("Send the vote as JSON or as a form (application/x-www-form-urlencoded).")
+@dataclass(frozen=True)
+class VoteInput:
+    """A vote request that fits the contract: the option (None to retract) and its Idempotency-Key."""
+
+    option: str | None
+    key: str | None
+
+
+def vote_input(request: HttpRequest, poll: str) -> VoteInput:
+    """Everything a vote request says, checked without the store; InvalidInput (400/413/415) otherwise."""
+    body = read_body(request, accept=VOTE_TYPES)
+    if not isinstance(body, dict):
+        raise InvalidInput('The body is a JSON object such as {"option": "python"}.')
+    validate_slug(poll, what="poll id")
+    key = validate_key(request.headers.get("Idempotency-Key"))
+    if request.method == "DELETE":
+        return VoteInput(option=None, key=key)
+    if "option" not in body:
+        raise InvalidInput('Say which option: {"option": "<id>"}.')
+    return VoteInput(option=validate_slug(body["option"], what="option id"), key=key)
 
 
 @json_api("GET", "POST", "DELETE", max_body=MAX_BODY_BYTES)
@@ -42,14 +51,13 @@ def vote(request: HttpRequest, poll: str) -> JsonResponse:
         totals = selectors.poll_totals(poll_id=poll)
         choice = selectors.voter_choices(voter=voter, poll_ids=[poll]).get(poll)
         return JsonResponse({"poll": totals.as_dict(), "choice": choice})
-    # Bad input is refused before the rate limit counts it, the rate limit before any read or write.
-    body = parsed_body(request)
-    key = request.headers.get("Idempotency-Key")
+    # Refused input costs no allowance; the rate limit comes before any read or write (so an unknown
+    # option, which takes a read to find out, is counted: no free probing).
+    asked = vote_input(request, poll)
     check_vote_rate(request)
-    if request.method == "POST":
-        if "option" not in body:
-            raise InvalidInput('Say which option: {"option": "<id>"}.')
-        outcome = services.vote_cast(poll_id=poll, voter=voter, option=body["option"], idempotency_key=key)
+    key = asked.key
+    if asked.option is not None:
+        outcome = services.vote_cast(poll_id=poll, voter=voter, option=asked.option, idempotency_key=key)
     else:
         outcome = services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key)
     response = JsonResponse(outcome.body)

@@ -108,7 +108,7 @@ BAD_REQUESTS = [
     ({"choice": "python"}, "application/json", 400, "invalid"),
     (["python"], "application/json", 400, "invalid"),
     ("{not json", "application/json", 400, "invalid"),
-    ("option=python", "text/plain", 400, "invalid"),
+    ("option=python", "text/plain", 415, "unsupported_media_type"),
     ({"option": "python", "pad": "x" * 2000}, "application/json", 413, "too_large"),
 ]
 
