@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from counters.domain.names import SLUG_PATTERN
+from tests.support.reliability import csrf_client
 
 FUZZ = settings(
     max_examples=40,
@@ -72,8 +76,44 @@ content_types = st.sampled_from(
         "application/json; charset=latin-1",
         "text/html; charset=nope",
         "application/json; charset=utf-32",
+        "application/json; charset=utf-8",
+        "text/plain; charset=utf-8",
+        "application/xml",
+        "multipart/form-data; boundary=",
+        'multipart/form-data; boundary=""',
+        "multipart/mixed; boundary=xyz",
     ]
 )
+# Any JSON value, nested up to 12 levels (the API reads 8), with the strings and numbers that trip parsers.
+json_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.floats(allow_nan=False),
+        st.text(max_size=10),
+        st.sampled_from(["python", "go", "\x00", "\ud800", "\ufeff"]),
+    ),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=6), inner, max_size=2),
+    max_leaves=16,
+)
+ODD_BODIES = [
+    b"[" * 1000,
+    b'{"a":' * 200,
+    b"[" * 9 + b"]" * 9,
+    b'{"option": "python", "option": "go"}',
+    b'{"option": "python", "n": 1' + b"0" * 600 + b"}",
+    b'{"option": 1e999}',
+    b'{"option": NaN}',
+    b'{"option": "python", "x": "\\ud800"}',
+    b'{"option": "py\\u0000thon"}',
+    b'\xef\xbb\xbf{"option": "python"}',
+    b'{"option": "pyth\xffon"}',
+    b"option=python%00",
+    b"option=%ff",
+    b"option=python&option=python",
+    b"\x00" * 64,
+]
 bodies = st.one_of(
     st.binary(max_size=2048),
     st.text(max_size=512).map(str.encode),
@@ -88,14 +128,28 @@ bodies = st.one_of(
             b'{"__proto__": {"option": "go"}}',
             b'--xyz\r\nContent-Disposition: form-data; name="option"\r\n\r\npython\r\n--xyz--\r\n',
             b'--xyz\r\nContent-Disposition: form-data; name="f"; filename="../../x"\r\n\r\n...',
+            *ODD_BODIES,
         ]
     ),
+    json_values.map(lambda value: json.dumps(value).encode()),
 )
 queries = st.one_of(
     st.just(""),
     st.sampled_from(
-        ["window=1h", "window=48h", "window=90d", "window=", "window=1h&window=90d", "window=%00"]
+        [
+            "window=1h",
+            "window=48h",
+            "window=90d",
+            "window=",
+            "window=1h&window=90d",
+            "window=%00",
+            "window=%ff",
+            "window=1h&step=1m&step=1m",
+            "series=views&series=visitors",
+            "window=caf\u00e9",
+        ]
     ),
+    st.binary(max_size=40).map(lambda raw: quote(raw, safe="=&")),
     st.text(max_size=60).map(lambda text: quote(text, safe="=&")),
 )
 # Every route, with where a fuzzed name goes; the vote route is included before it exists.
@@ -105,6 +159,8 @@ TEMPLATES = [
     "/api/counters",
     "/api/counters/{}",
     "/api/counters/{}/history",
+    "/api/counters/{}/history.csv",
+    "/badge/{}.svg",
     "/api/views/{}",
     "/api/polls",
     "/api/polls/{}/vote",
@@ -118,6 +174,12 @@ def browser(demo_store) -> Client:
     client.get("/pages/welcome/")
     client.defaults["HTTP_X_CSRFTOKEN"] = client.cookies["csrftoken"].value
     return client
+
+
+@pytest.fixture
+def addresses() -> Iterator[str]:
+    """A new client address for every call of next()."""
+    return (f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}" for n in itertools.count(1))
 
 
 def totals(store) -> dict[str, tuple[int, int]]:
@@ -210,3 +272,31 @@ def test_oversized_bodies_are_refused_and_write_nothing(browser, demo_store, con
     assert response.status_code in {404, 413}, response.status_code  # 404 until the vote route exists
     check_answer(response, path)
     assert totals(demo_store) == before
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(["POST", "DELETE"]),
+    content_type=content_types,
+    body=bodies,
+    idempotency_key=st.one_of(st.none(), st.sampled_from(["", "ok-key", "has space", "é", "k" * 300])),
+)
+def test_a_refused_vote_spends_no_allowance(
+    memory_demo_store, settings, addresses, method, content_type, body, idempotency_key
+):
+    settings.COUNTERS_VOTE_RATE = "1/h"
+    address = next(addresses)  # each example has an allowance of its own
+    client = csrf_client()
+    headers = {"REMOTE_ADDR": address, "CONTENT_TYPE": content_type}
+    if idempotency_key is not None:
+        headers["HTTP_IDEMPOTENCY_KEY"] = idempotency_key.encode("utf-8").decode("latin-1")
+
+    first = client.generic(
+        method, "/api/polls/language/vote", data=body, content_type=content_type, **headers
+    )
+    assume(first.status_code in {400, 413, 415})  # refused as input, not by the limit or the store
+    vote = client.post(
+        "/api/polls/language/vote", {"option": "go"}, content_type="application/json", REMOTE_ADDR=address
+    )
+
+    assert vote.status_code == 200, (first.status_code, first.content[:200], vote.content[:200])
