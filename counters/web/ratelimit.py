@@ -1,4 +1,8 @@
-"""Per-IP rate limit for votes (`limits`, fixed window): in the default cache's Redis, else per process."""
+"""Per-IP rate limit for votes (`limits`, fixed window): in the default cache's Redis, else per process.
+
+A window is kept under a keyed hash of the address, never the address itself, so neither Redis nor
+this process's memory holds who voted, even for the length of a window.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import time
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.crypto import salted_hmac
 from limits import RateLimitItem, RateLimitItemPerSecond
 from limits.errors import ConfigurationError, StorageError
 from limits.storage import MemoryStorage, storage_from_string
@@ -22,6 +27,9 @@ CACHE_ALIAS = "default"
 SCOPE = "counters-vote"
 # A vote waits at most this long on a hung Redis before it is counted per process instead.
 REDIS_TIMEOUT_SECONDS = 1.0
+# The HMAC key is derived from SECRET_KEY under this salt; 128 bits of the digest keep addresses apart.
+KEY_SALT = "counters.web.ratelimit.address"
+KEY_HEX_CHARS = 32
 
 logger = logging.getLogger(__name__)
 
@@ -37,23 +45,28 @@ def client_ip(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+def address_key(address: str) -> str:
+    """The key an address is counted under: HMAC-SHA256 keyed from SECRET_KEY, truncated, not the address."""
+    return salted_hmac(KEY_SALT, address, algorithm="sha256").hexdigest()[:KEY_HEX_CHARS]
+
+
 def check_vote_rate(request: HttpRequest) -> None:
     """Count one vote request from this IP in the current window; RateLimited once over the rate."""
     rate = conf.vote_rate()
     if rate.unlimited:
         return
     limit = RateLimitItemPerSecond(rate.count, rate.seconds)
-    address = client_ip(request)
+    key = address_key(client_ip(request))
     try:
-        retry_after = seconds_to_wait(shared_limiter(), limit, address)
+        retry_after = seconds_to_wait(shared_limiter(), limit, key)
     except (StorageError, OSError) as exc:
         # A Redis outage must not stop voting: limit per process until it is back.
         logger.warning("Vote rate limit counted per process, the shared cache is unreachable: %s", exc)
-        retry_after = seconds_to_wait(local_limiter(), limit, address)
+        retry_after = seconds_to_wait(local_limiter(), limit, key)
     except ConfigurationError as exc:
         # A cache address `limits` cannot use must not turn votes into errors either; say so loudly.
         logger.error("Vote rate limit counted per process, the cache address is not usable: %s", exc)
-        retry_after = seconds_to_wait(local_limiter(), limit, address)
+        retry_after = seconds_to_wait(local_limiter(), limit, key)
     if retry_after:
         raise RateLimited(
             f"At most {rate.count} votes per {rate.seconds} s from one address; retry in {retry_after} s.",
@@ -61,12 +74,12 @@ def check_vote_rate(request: HttpRequest) -> None:
         )
 
 
-def seconds_to_wait(limiter: FixedWindowRateLimiter, limit: RateLimitItem, address: str) -> int:
-    """Count one vote from `address`: 0 if it is within `limit`, else the seconds until its window ends."""
-    if limiter.hit(limit, SCOPE, address):
+def seconds_to_wait(limiter: FixedWindowRateLimiter, limit: RateLimitItem, key: str) -> int:
+    """Count one vote under `key`: 0 if it is within `limit`, else the seconds until its window ends."""
+    if limiter.hit(limit, SCOPE, key):
         return 0
     # Read only when refusing, so an allowed vote costs one round trip to Redis.
-    reset_at = limiter.get_window_stats(limit, SCOPE, address).reset_time
+    reset_at = limiter.get_window_stats(limit, SCOPE, key).reset_time
     return max(1, math.ceil(reset_at - time.time()))
 
 

@@ -1,4 +1,4 @@
-"""Who is voting: a logged-in user, or an anonymous voter known by a signed cookie."""
+"""Who is voting: a user, or an anonymous voter known by a signed cookie set only where a vote can happen."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from counters import conf
 
 COOKIE_SALT = "counters.voter"
 COOKIE_MAX_AGE = 365 * 24 * 3600
+# Only these content types are pages a vote can start from; any other safe answer keeps no new voter.
+PAGE_TYPES = ("text/html",)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def voter_for(request: HttpRequest) -> str:
@@ -29,9 +32,20 @@ def voter_for(request: HttpRequest) -> str:
     return anonymous
 
 
+def keeps_voter(request: HttpRequest, response: HttpResponse) -> bool:
+    """Whether a response keeps the voter this request minted: a vote's answer or a page, not a refusal."""
+    if not getattr(request, "_counters_voter_new", False) or response.status_code >= 400:
+        return False
+    if request.method not in SAFE_METHODS:
+        return True
+    # Why pages: tabs opened from one page then vote as one voter. A JSON read by a visitor without the
+    # cookie has no choice to show, so the id it minted is worth nothing kept.
+    return response.get("Content-Type", "").startswith(PAGE_TYPES)
+
+
 def remember_voter(request: HttpRequest, response: HttpResponse) -> HttpResponse:
-    """Set the signed voter cookie on a response if this request minted a new anonymous voter."""
-    if getattr(request, "_counters_voter_new", False):
+    """Set the signed voter cookie on a response that should carry the voter this request minted."""
+    if keeps_voter(request, response):
         response.set_signed_cookie(
             conf.voter_cookie(),
             request._counters_voter,
@@ -41,35 +55,31 @@ def remember_voter(request: HttpRequest, response: HttpResponse) -> HttpResponse
             samesite="Lax",
             secure=request.is_secure(),
         )
-        request._counters_voter_new = False
+    request._counters_voter_new = False
     return response
 
 
 def no_voter_cookie(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Mark a view that has no use for the voter (a view beacon): it mints no cookie and reads no user."""
+    """Mark a view that has no use for the voter (a view beacon): it never sets the voter cookie."""
     view.counters_no_voter = True  # type: ignore[attr-defined]
     return view
 
 
 class VoterMiddleware:
-    """Give every visitor a signed anonymous voter cookie on first visit."""
+    """Set the signed anonymous voter cookie when a view asked for the voter and its answer is one to keep."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def process_view(self, request: HttpRequest, view: Callable, args: tuple, kwargs: dict) -> None:
-        """Note a view marked `no_voter_cookie`, so the answer skips the voter."""
+        """Note a view marked `no_voter_cookie`, so its answer never carries the voter."""
         if getattr(view, "counters_no_voter", False):
             request._counters_no_voter = True
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         if getattr(request, "_counters_no_voter", False):
-            # Why: a beacon is sent by a page that has set the cookie already, or by a cached or foreign
-            # page that never votes; asking who the user is would load the session on every view counted.
             return response
-        # Only anonymous visitors need the cookie; static files pass through untouched.
-        user = getattr(request, "user", None)
-        if user is None or not user.is_authenticated:
-            voter_for(request)
+        # Why lazily: only views that show a poll or take a vote ask for the voter (`voter_for`); badges,
+        # the API's reads, CSV and errors never do, so they set no cookie and read no session.
         return remember_voter(request, response)
