@@ -67,6 +67,10 @@ SETTINGS: dict[str, Setting] = {
     "COUNTERS_PRESENCE_TTL": Setting(15.0, float),
     # Largest request body the JSON API reads; beacons and votes need a few bytes.
     "COUNTERS_API_MAX_BODY_BYTES": Setting(16 * 1024, int),
+    # Operations: /metrics answers only a request bearing this token (empty: /metrics is off), and
+    # /readyz waits this long for each part it checks (docs/operations.md).
+    "COUNTERS_METRICS_TOKEN": Setting(""),
+    "COUNTERS_READY_TIMEOUT": Setting(1.0, float),
 }
 
 
@@ -228,3 +232,13 @@ def presence_ttl() -> float:
 def api_max_body_bytes() -> int:
     """Largest request body the JSON API reads."""
     return value("COUNTERS_API_MAX_BODY_BYTES")
+
+
+def metrics_token() -> str:
+    """The bearer token a scrape of /metrics must send; empty turns /metrics off."""
+    return value("COUNTERS_METRICS_TOKEN")
+
+
+def ready_timeout() -> float:
+    """Seconds /readyz waits for each part it checks (the store, Redis)."""
+    return value("COUNTERS_READY_TIMEOUT")

@@ -5,7 +5,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.web import api, badges, csv_api, pages, vote_api
+from counters.web import api, badges, csv_api, health, pages, vote_api
 
 app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
@@ -25,4 +25,8 @@ urlpatterns = [
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),
     path("badge/<str:name>.svg", badges.badge, name="badge"),
+    # For load balancers and Prometheus (docs/operations.md): never counted, never setting a cookie.
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", health.prometheus, name="metrics"),
 ]

@@ -44,6 +44,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so every answer (the other middleware's refusals too) is counted in /metrics.
+    "counters.web.request_metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "counters.web.content_policy.WebsocketHostCSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

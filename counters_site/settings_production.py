@@ -57,6 +57,9 @@ if not os.environ.get("DYNAMODB_ENDPOINT_URL", "").strip() and not COUNTERS_EMBE
 # HTTPS: redirect, secure cookies, HSTS. Behind a TLS-terminating proxy, set
 # DJANGO_SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto so Django knows the original scheme.
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+# Load balancers probe each worker over plain HTTP and take a redirect for "unhealthy"; the probes carry
+# nothing private. /metrics is not exempt: its bearer token must not travel in clear.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SESSION_COOKIE_SECURE", True)
 CSRF_COOKIE_SECURE = env_bool("DJANGO_CSRF_COOKIE_SECURE", True)
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))

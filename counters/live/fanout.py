@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -23,6 +24,7 @@ from counters.live.catalog import CATALOG_EVENT, CatalogRelay, read_catalog_fram
 from counters.live.coalesce import Coalescer, Pending, as_counters
 from counters.live.loop import LiveLoop
 from counters.live.wire import OutgoingText
+from counters.metrics import metrics
 from counters.runtime import runtime
 
 logger = logging.getLogger(__name__)
@@ -79,6 +81,8 @@ class LocalFanout:
         self._sockets: set[LiveSocket] = set()
         self._relay: asyncio.Task | None = None
         self._joined: asyncio.Future | None = None
+        # When the oldest update not yet handed out reached the relay (the push lag's start).
+        self._waiting_since: float | None = None
         # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
         self._updates = Coalescer(
             live,
@@ -106,6 +110,7 @@ class LocalFanout:
     async def join(self, socket: LiveSocket) -> None:
         """Add a socket; return once the relay is in the group, so no later update can be missed."""
         self._sockets.add(socket)
+        self._count_sockets()
         if self._relay is None or self._relay.done():
             self._joined = asyncio.get_running_loop().create_future()
             self._relay = self._live.start(self._run(self._joined))
@@ -114,6 +119,7 @@ class LocalFanout:
     def leave(self, socket: LiveSocket) -> None:
         """Forget a closed socket."""
         self._sockets.discard(socket)
+        self._count_sockets()
 
     def listen(self, event: str, handler: Callable[[dict], None]) -> None:
         """Have the relay pass group messages of type `event` to `handler` (on the loop; must not block)."""
@@ -132,6 +138,7 @@ class LocalFanout:
         """A new loop: the relay and the sockets of the old one are gone."""
         self._relay = self._joined = None
         self._sockets = set()
+        self._count_sockets()
         self._catalog = CatalogRelay(self._live, self.hand_out, read=self._read_catalog)
 
     async def _run(self, joined: asyncio.Future) -> None:
@@ -165,14 +172,27 @@ class LocalFanout:
             logger.exception("Live relay: the %s handler failed", message.get("type"))
 
     def _on_update(self, message: dict) -> None:
+        if self._waiting_since is None:
+            self._waiting_since = time.monotonic()
         self._updates.add((c["name"], c["value"], c["version"]) for c in message["counters"])
 
     def _on_catalog(self, message: dict) -> None:
         self._catalog.changed()
 
     async def _deliver(self, pending: Pending) -> None:
-        """Hand one update frame to every socket."""
+        """Hand one update frame to every socket; count the frames and how long the update waited."""
+        since, self._waiting_since = self._waiting_since, None
         await self.hand_out(update_frame(pending))
+        # Sockets that failed were dropped by the hand-out: the rest each took the frame.
+        found = metrics()
+        found.live_frames.labels("update").inc(len(self._sockets))
+        if since is not None:
+            found.push_lag.observe(time.monotonic() - since)
+        self._count_sockets()
+
+    def _count_sockets(self) -> None:
+        """Show this worker's open sockets in the metrics."""
+        metrics().live_sockets.set(len(self._sockets))
 
     async def hand_out(self, text: str, *, presence: bool = False) -> int:
         """Hand one frame (totals or viewing-now counts) to every socket, one failing stopping no other."""
@@ -189,6 +209,7 @@ class LocalFanout:
 
     async def _close_all(self, code: int = CLOSE_RELAY_LOST) -> None:
         sockets, self._sockets = list(self._sockets), set()
+        self._count_sockets()
         for socket in sockets:
             try:
                 await socket.close(code=code)

@@ -60,4 +60,6 @@ PARTS: dict[str, Part] = {
     "presence": Part("counters.live.presence.Presence.for_runtime"),
     "snapshots": Part("counters.live.snapshots.SnapshotReader.for_runtime"),
     "vote_read_back": Part("counters.services.votes.build_vote_read_back"),
+    # Prometheus instruments (counters/metrics.py): kept for the process's life, whatever store it uses.
+    "metrics": Part("counters.metrics.Metrics.for_runtime"),
 }

@@ -11,6 +11,7 @@ from counters.domain.values import CounterState, PollDefinition, VoteChange
 from counters.exceptions import Conflict, IdempotencyKeyReused, IdempotencyRace
 from counters.live import broadcast
 from counters.live.read_back import ReadBack
+from counters.metrics import metrics
 from counters.runtime import runtime
 from counters.services import idempotency
 from counters.services.vote_gate import vote_slot
@@ -42,7 +43,10 @@ def _vote_change(*, poll_id: str, voter: str, option: str | None, idempotency_ke
     validate_slug(poll_id, what="poll id")
     key = idempotency.validate_key(idempotency_key)
     with vote_slot():
-        return _vote_change_now(poll_id=poll_id, voter=voter, option=option, key=key)
+        outcome = _vote_change_now(poll_id=poll_id, voter=voter, option=option, key=key)
+    result = "replayed" if outcome.replayed else "counted" if outcome.body["counted"] else "unchanged"
+    metrics().votes.labels("retract" if option is None else "vote", result).inc()
+    return outcome
 
 
 def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str | None) -> VoteOutcome:

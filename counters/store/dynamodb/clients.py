@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 from counters import conf
 from counters.store.base import StoreHooks
 from counters.store.dynamodb import outage
+from counters.store.dynamodb.call_metrics import observe_calls
 
 # Timeouts are short and bounded so an outage answers 503 quickly instead of hanging workers: a
 # DynamoDB call takes milliseconds, so a second to connect and two to answer only ever cut off a
@@ -123,7 +124,8 @@ def build_clients(connection: Connection) -> Clients:
         read_timeout=conf.dynamodb_read_timeout(),
         pool=conf.dynamodb_max_pool(),
     )
+    # Every call is timed and its failures counted by botocore's event hooks (call_metrics.py).
     return Clients(
-        single_shot=session.client("dynamodb", config=single_shot, **kwargs),
-        retrying=session.client("dynamodb", config=retrying, **kwargs),
+        single_shot=observe_calls(session.client("dynamodb", config=single_shot, **kwargs)),
+        retrying=observe_calls(session.client("dynamodb", config=retrying, **kwargs)),
     )

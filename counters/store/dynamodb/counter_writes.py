@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterState
 from counters.exceptions import UnknownCounter
+from counters.metrics import metrics
 from counters.store.dynamodb import items, schema
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.group_commit import GroupCommit
@@ -117,6 +118,7 @@ class CounterWriter:
 
     def _increment(self, name: str, kind: str, by: int | None, times: int) -> CounterState:
         """Add `times` increments with one conditional UpdateItem; the new total and version."""
+        metrics().write_batch.labels(kind).observe(times)
         target = self._target(name)
         with unknown_if_refused(f"There is no {kind} counter named {name!r}."):
             attributes = self._add(target.key, name=name, kind=kind, by=by, times=times)
