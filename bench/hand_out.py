@@ -148,7 +148,10 @@ def main() -> None:
 
     with bench_dynamo() as local, tempfile.TemporaryDirectory() as tmp:
         store_prepare(demo=True)
-        env = site_env_for(get_store(), local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING")
+        # All the bench's clients share 127.0.0.1: no per-address socket limit here.
+        env = site_env_for(
+            get_store(), local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING", COUNTERS_SOCKETS_PER_ADDRESS="0"
+        )
         site = SiteProcess(
             env=env, log_path=Path(tmp) / "site.log", application="bench.asgi:application", quiet=True
         )

@@ -63,6 +63,12 @@ SETTINGS: dict[str, Setting] = {
     # Background work and the live push.
     "COUNTERS_HISTORY_FLUSH_SECONDS": Setting(1.0, float),
     "COUNTERS_BROADCAST_INTERVAL": Setting(0.1, float),
+    # Each relay's message round its channel layer, and every page's sign of life (live/heartbeat.py).
+    "COUNTERS_HEARTBEAT_SECONDS": Setting(2.0, float),
+    # Live sockets one address and one browser (voter cookie) may hold open per worker; 0: no limit.
+    # Room for 1,000 people behind one address, a tab or two each (counters/live/socket_limits.py).
+    "COUNTERS_SOCKETS_PER_ADDRESS": Setting(1200, int),
+    "COUNTERS_SOCKETS_PER_VOTER": Setting(10, int),
     # With Redis, a worker's "viewing now" counts expire this long after its last heartbeat (a third of it).
     "COUNTERS_PRESENCE_TTL": Setting(15.0, float),
     # Largest request body the JSON API reads; beacons and votes need a few bytes.
@@ -222,6 +228,21 @@ def history_flush_seconds() -> float:
 def broadcast_interval() -> float:
     """Least time between two live-push group messages of one process (seconds)."""
     return value("COUNTERS_BROADCAST_INTERVAL")
+
+
+def heartbeat_seconds() -> float:
+    """Seconds between two heartbeats of the live push; a page silent for three of them reconnects."""
+    return value("COUNTERS_HEARTBEAT_SECONDS")
+
+
+def sockets_per_address() -> int:
+    """Live sockets one address may hold open on a worker (0: no limit)."""
+    return value("COUNTERS_SOCKETS_PER_ADDRESS")
+
+
+def sockets_per_voter() -> int:
+    """Live sockets one browser (its voter cookie) may hold open on a worker (0: no limit)."""
+    return value("COUNTERS_SOCKETS_PER_VOTER")
 
 
 def presence_ttl() -> float:

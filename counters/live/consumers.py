@@ -10,7 +10,8 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from counters.domain.names import validate_counter_name
 from counters.exceptions import InvalidInput, StoreUnavailable
-from counters.live.fanout import CLOSE_TRY_AGAIN
+from counters.live.fanout import CLOSE_RELAY_LOST, CLOSE_TRY_AGAIN, RelayUnavailable
+from counters.live.socket_limits import owner_of
 from counters.live.wire import DirectWriter, OutgoingText, direct_writer
 from counters.runtime import runtime
 
@@ -45,6 +46,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         """Join the process's fan-out, then send the snapshot, then whatever arrived meanwhile."""
         self.page: str | None = None
+        self.owner = None  # set once admitted under the socket limits
         process = runtime()
         process.part("live_loop").follow_running()
         # Built before joining, so viewing now hears every change from the first one.
@@ -54,6 +56,9 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         except InvalidInput as exc:
             logger.info("Refused a live socket: %s", exc.detail)
             await self.close()  # before accepting: the handshake is refused (HTTP 403)
+            return
+        if not self._admitted(process):
+            await self.close()
             return
         # Frames that come before the snapshot is out wait here, so the snapshot is always first;
         # each is (is a viewing-now frame, text).
@@ -70,12 +75,26 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
             self.page = page
             self.presence.join(page)
 
+    def _admitted(self, process) -> bool:
+        """Count this socket against its address's and browser's limits; False (logged) if over either."""
+        owner, limits = owner_of(self.scope), process.part("socket_limits")
+        if not limits.admit(owner):
+            logger.info("Refused a live socket: its address or browser holds too many open already")
+            return False
+        self.owner, self.limits = owner, limits
+        return True
+
     async def _join(self, process) -> list[dict] | None:
         """Join the fan-out, then read the snapshot; None (the socket closed) if it cannot be read."""
         try:
             # Joined before the read, so no update between the read and the join is lost.
             await self.fanout.join(self)
             return await process.part("snapshots").get()
+        except RelayUnavailable as exc:
+            # The fan-out said so once for the whole outage; the page reconnects with backoff.
+            logger.debug("A dashboard client could not join the live push: %s", exc)
+            await self.close(code=CLOSE_RELAY_LOST)
+            return None
         except StoreUnavailable as exc:
             # "Try again later": the client shows the counts as unavailable and reconnects with backoff.
             logger.warning("No snapshot for a dashboard client: %s", exc)
@@ -91,7 +110,13 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         self.held = [(is_presence, text) for is_presence, text in self.held if not is_presence]
         # "open": live pages on this process's fan-out now, this one included (the dashboard's headline).
         await self.send_json(
-            {"type": "snapshot", "counters": counters, "open": len(self.fanout), "viewing": viewing}
+            {
+                "type": "snapshot",
+                "counters": counters,
+                "open": len(self.fanout),
+                "viewing": viewing,
+                "heartbeat": self.fanout.heartbeat_seconds(),
+            }
         )
         held, self.held = self.held, None
         for _, text in held:
@@ -99,6 +124,9 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Leave the fan-out, and stop counting as a viewer of the page."""
+        if self.owner is not None:
+            self.limits.release(self.owner)
+            self.owner = None
         self.fanout.leave(self)
         if self.page is not None:
             self.presence.leave(self.page)

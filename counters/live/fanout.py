@@ -10,6 +10,7 @@ interval.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -22,6 +23,7 @@ from counters import conf
 from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
 from counters.live.catalog import CATALOG_EVENT, CatalogRelay, read_catalog_frame
 from counters.live.coalesce import Coalescer, Pending, as_counters
+from counters.live.heartbeat import HEARTBEAT_EVENT, HEARTBEAT_FRAME, Heartbeat
 from counters.live.loop import LiveLoop
 from counters.live.wire import OutgoingText
 from counters.metrics import metrics
@@ -37,6 +39,10 @@ RENEW_SECONDS = 600.0
 # Closed when the relay loses the layer: clients reconnect and resync from a snapshot. 4000 + the
 # standard 1012, since daphne (autobahn) lets a server close only with 1000 or 3000-4999.
 CLOSE_RELAY_LOST = 4012
+# How long a socket waits for the relay to join the group before it is closed with CLOSE_RELAY_LOST.
+JOIN_SECONDS = 5.0
+# How long the relay waits to leave the group when cancelled (a paused layer must not hold it).
+LEAVE_SECONDS = 1.0
 # Closed when the store is lost (and when a snapshot cannot be read): "try again later", 4000 + 1013.
 # Clients show the counts as unavailable, reconnect with backoff and resync once the store is back.
 CLOSE_TRY_AGAIN = 4013
@@ -72,6 +78,10 @@ async def next_message(layer, channel: str) -> dict:
         return message
 
 
+class RelayUnavailable(Exception):
+    """The relay cannot reach the channel layer now: the socket closes and its page reconnects later."""
+
+
 class LocalFanout:
     """This process's open dashboard sockets, fed by a single relay task subscribed to the group."""
 
@@ -83,6 +93,8 @@ class LocalFanout:
         self._joined: asyncio.Future | None = None
         # When the oldest update not yet handed out reached the relay (the push lag's start).
         self._waiting_since: float | None = None
+        self._heartbeat: Heartbeat | None = None
+        self._layer_down = False  # so an outage is one warning, not one per socket or retry
         # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
         self._updates = Coalescer(
             live,
@@ -96,6 +108,7 @@ class LocalFanout:
         self._handlers: dict[str, Callable[[dict], None]] = {
             UPDATE_EVENT: self._on_update,
             CATALOG_EVENT: self._on_catalog,
+            HEARTBEAT_EVENT: self._on_heartbeat,
         }
         live.when_bound(self._restart)
 
@@ -114,7 +127,15 @@ class LocalFanout:
         if self._relay is None or self._relay.done():
             self._joined = asyncio.get_running_loop().create_future()
             self._relay = self._live.start(self._run(self._joined))
-        await asyncio.shield(self._joined)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._joined), JOIN_SECONDS)
+        except Exception as exc:
+            self._sockets.discard(socket)
+            raise RelayUnavailable(str(exc) or type(exc).__name__) from exc
+
+    def heartbeat_seconds(self) -> float:
+        """Seconds between the heartbeats pages hear (they reconnect after three silent ones)."""
+        return conf.heartbeat_seconds()
 
     def leave(self, socket: LiveSocket) -> None:
         """Forget a closed socket."""
@@ -144,22 +165,52 @@ class LocalFanout:
     async def _run(self, joined: asyncio.Future) -> None:
         """Subscribe to the group; pass each message to its handler until cancelled or the layer fails."""
         layer = get_channel_layer()
-        channel = None
+        channel = beat = None
         try:
             channel = await layer.new_channel()
             await layer.group_add(GROUP_NAME, channel)
             joined.set_result(None)
+            beat = self._start_heartbeat(layer, channel)
             while True:
                 self._dispatch(await next_message(layer, channel))
         except asyncio.CancelledError:
             if channel is not None:
-                await layer.group_discard(GROUP_NAME, channel)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(layer.group_discard(GROUP_NAME, channel), LEAVE_SECONDS)
             raise
         except Exception as exc:
-            logger.exception("Live relay lost the channel layer; closing %d socket(s)", len(self._sockets))
+            self._layer_lost(f"the relay failed: {exc!r}")
             if not joined.done():
                 joined.set_exception(exc)
             await self._close_all()
+        finally:
+            if beat is not None:
+                beat.cancel()
+
+    def _start_heartbeat(self, layer, channel: str) -> asyncio.Task:
+        """Beat through the layer from now on; say so if the layer was down until now."""
+        if self._layer_down:
+            self._layer_down = False
+            logger.warning("Live push: the channel layer answers again")
+        self._heartbeat = Heartbeat(
+            send=lambda message: layer.send(channel, message),
+            interval=conf.heartbeat_seconds(),
+            on_silent=self._silent,
+        )
+        return self._live.start(self._heartbeat.run())
+
+    async def _silent(self) -> None:
+        """The relay's beats stopped coming back: give up the relay; its pages reconnect and resync."""
+        self._layer_lost(f"no heartbeat came back for {self._heartbeat.silent_for():.0f} s")
+        await self._close_all()
+        if self._relay is not None:
+            self._relay.cancel()  # its last act cancels this beat, which is done by then
+
+    def _layer_lost(self, why: str) -> None:
+        """One warning per outage, however many sockets and retries meet it."""
+        if not self._layer_down:
+            self._layer_down = True
+            logger.warning("Live push lost the channel layer (%s); closing %d socket(s)", why, len(self))
 
     def _dispatch(self, message: dict) -> None:
         """Hand a group message to the handler of its type; a failing handler stops nothing else."""
@@ -178,6 +229,11 @@ class LocalFanout:
 
     def _on_catalog(self, message: dict) -> None:
         self._catalog.changed()
+
+    def _on_heartbeat(self, message: dict) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.echoed()
+        self._live.start(self.hand_out(HEARTBEAT_FRAME))
 
     async def _deliver(self, pending: Pending) -> None:
         """Hand one update frame to every socket; count the frames and how long the update waited."""

@@ -177,10 +177,12 @@ class Throttle:
         try:
             await self._job()
             failures = 0
-        except Exception:
+        except Exception as exc:
             self._due = True  # run again, later
             if failures == 0:
-                logger.exception("%s failed; retrying", self.what)
+                # One line per outage (a paused Redis fails every retry); the traceback only at debug level.
+                logger.warning("%s failed; retrying with backoff: %r", self.what, exc)
+                logger.debug("%s failed", self.what, exc_info=True)
             failures = min(failures + 1, MAX_BACKOFF_DOUBLINGS)
         # Counted from the end of a run: handing a frame to a thousand sockets takes a while, and the
         # last socket must not get the next frame sooner than the interval.

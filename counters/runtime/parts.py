@@ -59,6 +59,10 @@ PARTS: dict[str, Part] = {
     "fanout": Part("counters.live.fanout.LocalFanout.for_runtime"),
     "presence": Part("counters.live.presence.Presence.for_runtime"),
     "snapshots": Part("counters.live.snapshots.SnapshotReader.for_runtime"),
+    "socket_limits": Part(
+        "counters.live.socket_limits.SocketLimits.from_settings",
+        settings=frozenset({"COUNTERS_SOCKETS_PER_ADDRESS", "COUNTERS_SOCKETS_PER_VOTER"}),
+    ),
     "vote_read_back": Part("counters.services.votes.build_vote_read_back"),
     # Prometheus instruments (counters/metrics.py): kept for the process's life, whatever store it uses.
     "metrics": Part("counters.metrics.Metrics.for_runtime"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -62,6 +63,14 @@ class RedisServer:
             self.process.kill()
             self.process.wait(10)
 
+    def pause(self) -> None:
+        """SIGSTOP: connections stay open and every command hangs, as on a stalled server or network."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT: the paused server answers again."""
+        self.process.send_signal(signal.SIGCONT)
+
     def log_text(self) -> str:
         """The last lines redis-server printed."""
         return self.log_path.read_text(errors="replace")[-2000:] if self.log_path.exists() else ""
@@ -70,4 +79,6 @@ class RedisServer:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.resume()  # a stopped process ignores SIGKILL's wait until it runs again
         self.kill()

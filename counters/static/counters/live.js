@@ -9,6 +9,8 @@
  * - #connection shows "connecting", "live", "reconnecting" or "counts unavailable" (the server closed with
  *   4013 because it could not read the store, or sent {"type":"status","counts":"unavailable"}); a lost
  *   socket is reopened with exponential backoff and full jitter, and the fresh snapshot resyncs the page.
+ * - The server sends {"type":"heartbeat"} every few seconds (the snapshot says how often); a socket silent
+ *   for three of them shows "reconnecting" and is replaced, so stale totals never pass for live.
  * - {"type":"catalog","counters":[...],"polls":[...]} (a poll closed, reopened or added, an option or a
  *   counter added) goes to subscribers whole, then known states are drawn on whatever nodes they added.
  * API (window.LiveCounters):
@@ -32,6 +34,9 @@
   var PATH = "/ws/counters/";
   var CLOSE_UNKNOWN_PAGE = 4404; // the page is no counter here: reconnect without naming it
   var FIRST_DELAY_MS = 500;
+  // The server's heartbeat (seconds, from the snapshot); silent for this many of them, the socket is
+  // given up and a new one opened: a paused Redis or a half-open connection never passes for "live".
+  var SILENT_BEATS = 3;
   var MAX_DELAY_MS = 8000;
   var HIGHLIGHT_MS = 700;
   var LABELS = {
@@ -53,6 +58,8 @@
   var timer = null;
   var everLive = false;
   var storeDown = false;
+  var beatMs = 2000;
+  var lastHeard = 0; // when the open socket last said anything, after its snapshot (0: no snapshot yet)
 
   function format(value) {
     return typeof value === "number" ? numbers.format(value) : String(value);
@@ -215,7 +222,9 @@
       } catch (error) {
         return;
       }
+      if (lastHeard || message.type === "snapshot") lastHeard = Date.now();
       if (message.type === "snapshot") {
+        if (typeof message.heartbeat === "number" && message.heartbeat > 0) beatMs = message.heartbeat * 1000;
         attempt = 0;
         everLive = true;
         storeDown = false;
@@ -234,7 +243,9 @@
       if (message.type === "snapshot" || message.type === "presence") applyViewing(message);
     };
     ws.onclose = function (event) {
-      if (socket === ws) socket = null;
+      if (socket !== ws) return; // given up already (silent): its reconnection is under way
+      socket = null;
+      lastHeard = 0;
       storeDown = event.code === CLOSE_STORE_UNAVAILABLE;
       if (event.code === CLOSE_UNKNOWN_PAGE) page = null;
       scheduleReconnect();
@@ -242,6 +253,20 @@
     ws.onerror = function () {
       ws.close();
     };
+  }
+
+  /* A socket silent for SILENT_BEATS heartbeats: stop trusting it, say so, and open a new one. */
+  function checkSilence() {
+    if (!socket || !lastHeard || Date.now() - lastHeard <= SILENT_BEATS * beatMs) return;
+    var silent = socket;
+    socket = null;
+    lastHeard = 0;
+    try {
+      silent.close();
+    } catch (error) {
+      // closing a dead socket may throw; it is dropped either way
+    }
+    scheduleReconnect();
   }
 
   function reconnectNow() {
@@ -283,6 +308,7 @@
     storeDown = document.body.getAttribute("data-counts") === "unavailable";
     // Back online or back to the tab: no need to sit out the backoff.
     window.addEventListener("online", reconnectNow);
+    window.setInterval(checkSilence, 1000);
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible") reconnectNow();
     });

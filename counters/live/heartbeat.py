@@ -1,0 +1,60 @@
+"""Prove the live push is alive end to end: the relay's own message goes round the layer every beat.
+
+A paused Redis or a half-open connection leaves sockets open and silent, and a page would go on saying
+"live" over stale totals. So every COUNTERS_HEARTBEAT_SECONDS the relay sends a message to its own
+channel through the channel layer; when it comes back, every socket gets `{"type": "heartbeat"}`. A
+page that hears nothing for a few beats says "reconnecting" and opens a new socket (live.js); a relay
+whose message has not come back for SILENT_BEATS beats gives up its sockets, so they reconnect and
+resync from a fresh snapshot once the layer answers again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+
+HEARTBEAT_EVENT = "counters.heartbeat"
+HEARTBEAT_FRAME = json.dumps({"type": "heartbeat"}, separators=(",", ":"))
+# Beats without an echo after which the relay counts the layer as silent.
+SILENT_BEATS = 3
+
+logger = logging.getLogger(__name__)
+
+
+class Heartbeat:
+    """One relay's beats: sent through the layer to itself, their echoes timed on the loop."""
+
+    def __init__(
+        self,
+        *,
+        send: Callable[[dict], Awaitable[None]],
+        interval: float,
+        on_silent: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._send = send
+        self.interval = interval
+        self._on_silent = on_silent
+        self._last_echo = asyncio.get_running_loop().time()
+
+    def echoed(self) -> None:
+        """The relay got its own beat back: the layer carries messages."""
+        self._last_echo = asyncio.get_running_loop().time()
+
+    def silent_for(self) -> float:
+        """Seconds since the last echo."""
+        return asyncio.get_running_loop().time() - self._last_echo
+
+    async def run(self) -> None:
+        """Beat until cancelled; once the echoes stop for SILENT_BEATS beats, call `on_silent` and end."""
+        while True:
+            await asyncio.sleep(self.interval)
+            if self.silent_for() > SILENT_BEATS * self.interval:
+                await self._on_silent()
+                return
+            try:
+                # Bounded: a paused Redis must not hold the beat; the missing echo tells the rest.
+                await asyncio.wait_for(self._send({"type": HEARTBEAT_EVENT}), self.interval)
+            except (TimeoutError, OSError, ConnectionError) as exc:
+                logger.debug("A heartbeat could not be sent: %r", exc)
