@@ -100,6 +100,7 @@ def test_an_odd_body_is_refused_and_changes_nothing(browser, memory_demo_store, 
     response = send(browser, "POST", path, content_type, body)
 
     assert_refused(response, status, code)
+    assert "counters_voter" not in response.cookies, "a refusal sets no voter cookie"
     assert totals(memory_demo_store) == before
     assert browser.get(VOTE).json()["choice"] is None
 
