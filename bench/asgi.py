@@ -1,9 +1,9 @@
 """The site's ASGI application plus one benchmark endpoint that hands frames out on the server's loop.
 
-`POST /bench/hand-out?frames=K&size=S&path=direct|send` hands K update frames of about S bytes to
-every dashboard socket of this process, through `LocalFanout.hand_out` (`direct`: each frame encoded
-once and written to every socket that can take it) or through each consumer's channels `send`, as
-every frame went before (`send`). It answers `{"sockets", "direct", "seconds", "cpu_seconds"}`: sockets
+`POST /bench/hand-out?frames=K&size=S&path=direct|send&pause=P` hands K update frames of about S bytes
+(each P seconds after the last, default 0) to every dashboard socket of this process, through
+`LocalFanout.hand_out` (`direct`: each frame encoded once and written to every socket that can take it)
+or through each consumer's channels `send`, as every frame went before (`send`). It answers `{"sockets", "direct", "seconds", "cpu_seconds"}`: sockets
 reached, socket writes that took the frame's bytes as encoded once, and the wall and CPU time the
 loop's thread spent handing out (the wall time also counts waits for a core on a busy machine).
 Served only by the benchmark and its tests (`daphne bench.asgi:application`); never deployed.
@@ -11,6 +11,7 @@ Served only by the benchmark and its tests (`daphne bench.asgi:application`); ne
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from urllib.parse import parse_qs
@@ -37,20 +38,22 @@ def live_fanout():
     return runtime().part("fanout")
 
 
-async def hand_out_frames(frames: int, size: int, path: str) -> dict:
-    """Hand `frames` frames to this process's sockets along `path`; what it took."""
+async def hand_out_frames(frames: int, size: int, path: str, pause: float) -> dict:
+    """Hand `frames` frames, `pause` seconds apart, to this process's sockets along `path`; what it took."""
     fanout = live_fanout()
-    sockets, direct = len(fanout), 0
-    started, cpu = time.perf_counter(), time.thread_time()
+    sockets, direct, seconds, cpu = len(fanout), 0, 0.0, 0.0
     for number in range(frames):
+        # Apart, as frames go (100 ms at least): each is written out on its own, not batched with the next.
+        await asyncio.sleep(pause)
         text = padded_update(size, number)
+        began, began_cpu = time.perf_counter(), time.thread_time()
         if path == "direct":
             direct += await fanout.hand_out(text)
-            continue
-        # The path every frame took before: a plain str goes through the consumer's channels `send`.
-        for socket in list(fanout._sockets):
-            await socket.send_update(text)
-    seconds, cpu = time.perf_counter() - started, time.thread_time() - cpu
+        else:
+            # The path every frame took before: a plain str goes through the consumer's channels `send`.
+            for socket in list(fanout._sockets):
+                await socket.send_update(text)
+        seconds, cpu = seconds + time.perf_counter() - began, cpu + time.thread_time() - began_cpu
     return {"sockets": sockets, "direct": direct, "seconds": seconds, "cpu_seconds": cpu}
 
 
@@ -70,4 +73,5 @@ async def application(scope, receive, send):
     if scope["method"] != "POST" or path not in ("direct", "send"):
         return await answer(send, 400, {"error": "bad_request", "detail": "POST, path=direct|send"})
     frames, size = int(query.get("frames", "1")), int(query.get("size", "100"))
-    return await answer(send, 200, await hand_out_frames(frames, size, path))
+    pause = float(query.get("pause", "0"))
+    return await answer(send, 200, await hand_out_frames(frames, size, path, pause))

@@ -69,7 +69,8 @@ async def one_round(site, readers: list[Reader], path: str, args) -> dict:
     """Hand out one round of frames along `path`; its costs per socket per frame in µs."""
     expected = readers[0].read + args.frames
     cpu = cpu_seconds(site.process.pid)
-    url = f"{site.url}{HAND_OUT_PATH}?frames={args.frames}&size={args.size}&path={path}"
+    query = f"frames={args.frames}&size={args.size}&path={path}&pause={args.pause}"
+    url = f"{site.url}{HAND_OUT_PATH}?{query}"
     answer = await asyncio.to_thread(lambda: requests.post(url, timeout=300).json())
     deadline = time.monotonic() + 120
     while any(r.read < expected for r in readers) and time.monotonic() < deadline:
@@ -136,6 +137,9 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=20)
     parser.add_argument("--size", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument(
+        "--pause", type=float, default=0.1, help="seconds between frames (the push's interval)"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line: RESULT <figures as JSON>")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -2,10 +2,10 @@
 
 Through channels, a frame handed to N sockets is encoded N times: each consumer's `send` goes to
 daphne, which hands it to autobahn, which UTF-8 encodes and frames the same text again for every
-socket (about 50 µs a socket). The frame's bytes are the same for every socket of an uncompressed
-server connection, so they are built once here and written to each socket's Twisted transport (the
-public ITransport.write autobahn itself ends in). Anything else (another ASGI server, a compressed or
-fragmenting connection, a socket not open) takes channels' ordinary `send`.
+socket. The frame's bytes are the same for every socket of an uncompressed server connection, so they
+are built once here and written to each socket's Twisted transport (where autobahn's own writes end),
+straight to the kernel when nothing is buffered before them. Anything else (another ASGI server, a
+compressed or fragmenting connection, a socket not open) takes channels' ordinary `send`.
 """
 
 from __future__ import annotations
@@ -48,10 +48,15 @@ class OutgoingText(str):
 class DirectWriter:
     """Write pre-encoded frames to one daphne websocket's transport, past autobahn's per-socket framing."""
 
-    __slots__ = ("protocol",)
+    __slots__ = ("at_once", "protocol", "transport")
 
     def __init__(self, protocol: Any) -> None:
         self.protocol = protocol
+        self.transport = protocol.transport
+        # A plain TCP connection (never TLS, whose bytes must go through its own transport): a frame
+        # goes straight to the kernel when nothing waits before it, not a buffer and a writer to wake.
+        tcp = sys.modules.get("twisted.internet.tcp")
+        self.at_once = tcp is not None and type(self.transport) is tcp.Server
 
     def write(self, frame: bytes) -> bool:
         """Write `frame`; False (nothing written) once the socket is no longer open or the frame too big."""
@@ -60,7 +65,21 @@ class DirectWriter:
         # limit: autobahn refuses it there too.
         if protocol.state != AUTOBAHN_OPEN or 0 < protocol.maxMessagePayloadSize < len(frame):
             return False
-        protocol.transport.write(frame)
+        transport = self.transport
+        if (
+            self.at_once
+            and transport.connected
+            and not transport.dataBuffer
+            and not transport._tempDataBuffer
+        ):
+            # Twisted's own non-blocking send: the bytes sent (0 when the kernel's buffer is full) or
+            # the connection's loss, which Twisted then reports when it writes the rest.
+            sent = transport.writeSomeData(frame)
+            sent = sent if isinstance(sent, int) else 0
+            if sent == len(frame):
+                return True
+            frame = frame[sent:]
+        transport.write(frame)
         return True
 
 

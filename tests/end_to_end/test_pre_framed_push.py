@@ -7,9 +7,10 @@ from contextlib import ExitStack
 
 import pytest
 import requests
+from websockets.sync.client import connect
 
 from bench.asgi import HAND_OUT_PATH
-from tests.support.live import receive_until, site_socket
+from tests.support.live import WS_PATH, receive_until, site_socket
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 
@@ -18,9 +19,9 @@ SIZES = (60, 300, 40_000, 200_000)
 SOCKETS = 3
 
 
-def hand_out(site: SiteProcess, *, size: int, path: str = "direct") -> dict:
-    """Have the site hand one frame of about `size` bytes to its sockets; what it reported."""
-    url = f"{site.url}{HAND_OUT_PATH}?frames=1&size={size}&path={path}"
+def hand_out(site: SiteProcess, *, size: int, path: str = "direct", frames: int = 1) -> dict:
+    """Have the site hand `frames` frames of about `size` bytes to its sockets; what it reported."""
+    url = f"{site.url}{HAND_OUT_PATH}?frames={frames}&size={size}&path={path}"
     answer = requests.post(url, timeout=30)
     answer.raise_for_status()
     return answer.json()
@@ -78,3 +79,19 @@ def test_the_old_send_path_and_the_direct_path_deliver_the_same_frames(demo_stor
         sent = socket.recv(timeout=10)
         assert hand_out(site, size=500, path="direct")["direct"] == 1
         assert socket.recv(timeout=10) == sent
+
+
+@pytest.mark.processes
+def test_a_client_that_reads_slowly_gets_every_frame_whole_and_in_order(demo_store, dynamodb_local, tmp_path):
+    site = bench_site("daphne", demo_store, dynamodb_local, tmp_path)
+    # The client holds 4 frames before it stops reading, so the kernel's buffers fill: later frames go
+    # partly to the socket and the rest through Twisted's buffer, and must still come out in order.
+    with (
+        site,
+        connect(site.url.replace("http://", "ws://") + WS_PATH, origin=site.url, max_queue=4) as socket,
+    ):
+        assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+        assert hand_out(site, size=200_000, frames=40)["direct"] == 40
+        numbers = [json.loads(socket.recv(timeout=30))["frame"] for _ in range(40)]
+    assert numbers == list(range(40))
+    assert "Traceback" not in site.log_text()
