@@ -7,3 +7,6 @@ SECRET_KEY = "test-only-secret-key-not-for-production-0123456789abcdef"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 COUNTERS_VOTE_RATE = "0"
+# In-process sockets hear heartbeats only where a test asks for them (tests/unit/live/test_heartbeat.py):
+# tests that wait for silence between updates must not meet one. Site processes keep the default.
+COUNTERS_HEARTBEAT_SECONDS = 3600

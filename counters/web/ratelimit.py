@@ -20,6 +20,7 @@ from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
 
 from counters import conf
+from counters.domain.addresses import trusted_address
 from counters.exceptions import RateLimited
 from counters.runtime import runtime
 
@@ -36,13 +37,10 @@ logger = logging.getLogger(__name__)
 
 def client_ip(request: HttpRequest) -> str:
     """The client's address: REMOTE_ADDR, or the entry our own proxies added to X-Forwarded-For."""
-    proxies = conf.proxy_count()
-    if proxies > 0:
-        # Only the last `proxies` entries come from proxies we trust; earlier ones are the client's word.
-        hops = [hop.strip() for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
-        if len(hops) >= proxies:
-            return hops[-proxies]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    meta = request.META
+    return trusted_address(
+        meta.get("REMOTE_ADDR", ""), meta.get("HTTP_X_FORWARDED_FOR", ""), proxies=conf.proxy_count()
+    )
 
 
 def address_key(address: str) -> str:
