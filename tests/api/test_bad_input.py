@@ -319,5 +319,10 @@ def test_abuse_over_the_wire_gets_4xx_and_writes_nothing(site, demo_store):
         b"Content-Length: 1\r\n\r\nx",
     )
     assert not raw.startswith(b"HTTP/1.1 5"), raw[:200]
+    # A raw (not percent-encoded) byte that is not UTF-8: daphne refuses the request line itself.
+    raw_query = raw_request(
+        site, b"GET /api/counters/docs/history?window=\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    assert raw_query.startswith(b"HTTP/1.1 400"), raw_query[:200]
     assert totals(demo_store) == before
     assert "Internal Server Error" not in site.log_text()
