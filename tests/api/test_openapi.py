@@ -28,8 +28,9 @@ SPEC = PROJECT_DIR / "docs" / "openapi.yaml"
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 CHECKS_MODULE = "tests.support.schemathesis_checks"
 RUN_TIMEOUT = 150  # seconds; a run takes about 45 s here
-# Routes outside the JSON API and the counted pages: Django's admin has its own documentation.
-UNDOCUMENTED_PREFIXES = ("/admin/",)
+# Routes outside the JSON API and the counted pages: Django's admin has its own documentation, and
+# /metrics is Prometheus' text format behind a token (docs/operations.md).
+UNDOCUMENTED_PREFIXES = ("/admin/", "/metrics")
 
 
 def route_paths() -> list[str]:

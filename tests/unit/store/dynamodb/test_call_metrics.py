@@ -55,7 +55,9 @@ def test_a_throttled_call_counts_under_dynamodbs_error_code(store):
     assert sample(scraped(), "counters_store_errors_total", **throttled) == 1
 
 
-def test_a_store_out_of_reach_counts_under_the_exception_class(settings):
+def test_a_store_out_of_reach_counts_under_the_exception_class(settings, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
     settings.COUNTERS_STORE_BACKEND = "counters.store.dynamodb.backend.DynamoCounterStore"
     settings.DYNAMODB_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(StoreUnavailable):
