@@ -76,6 +76,8 @@ class Client:
         self.take(json.loads(raw), time.monotonic())
 
     def take(self, message: dict, at: float) -> None:
+        if message["type"] not in ("snapshot", "update"):
+            return  # a heartbeat or a viewing-now frame: no totals
         for counter in message["counters"]:
             held = self.known.get(counter["name"])
             if held is None or counter["version"] > held[1]:
