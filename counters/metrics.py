@@ -105,7 +105,7 @@ class Metrics:
             **into,
         )
         self.relay_failures = Counter(
-            "counters_live_relay_failures", "Times the live relay lost the channel layer.", **into
+            "counters_live_relay_failures", "Channel layer outages the live relay met (one each).", **into
         )
 
     def _http_instruments(self, into: dict[str, Any]) -> None:

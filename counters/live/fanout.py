@@ -131,6 +131,7 @@ class LocalFanout:
             await asyncio.wait_for(asyncio.shield(self._joined), JOIN_SECONDS)
         except Exception as exc:
             self._sockets.discard(socket)
+            self._count_sockets()
             raise RelayUnavailable(str(exc) or type(exc).__name__) from exc
 
     def heartbeat_seconds(self) -> float:
@@ -211,6 +212,7 @@ class LocalFanout:
         if not self._layer_down:
             self._layer_down = True
             logger.warning("Live push lost the channel layer (%s); closing %d socket(s)", why, len(self))
+            metrics().relay_failures.inc()
 
     def _dispatch(self, message: dict) -> None:
         """Hand a group message to the handler of its type; a failing handler stops nothing else."""

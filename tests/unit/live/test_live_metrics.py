@@ -36,3 +36,15 @@ async def test_sockets_frames_and_push_lag_follow_what_the_pages_got(memory_demo
         # The first update of a quiet page goes out at once: well under the 100 ms interval.
         assert 0 < sample(text, "counters_live_push_lag_seconds_sum") < 1
     assert sample(scraped(), "counters_live_sockets") == 0
+
+
+async def test_a_lost_channel_layer_counts_one_relay_failure(memory_demo_store, settings):
+    settings.COUNTERS_HEARTBEAT_SECONDS = 0.2
+    # A layer that never hands the relay's heartbeat back: the relay gives up on it.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "tests.support.layers.EcholessLayer"}}
+    async with dashboard_socket() as socket:
+        assert (await socket.receive_json_from(timeout=10))["type"] == "snapshot"
+        assert (await socket.receive_output(timeout=10))["type"] == "websocket.close"
+        text = scraped()
+    assert sample(text, "counters_live_relay_failures_total") == 1
+    assert sample(text, "counters_live_sockets") == 0
