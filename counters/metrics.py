@@ -61,6 +61,11 @@ class Metrics:
             ["action", "result"],
             **into,
         )
+        self._store_instruments(into)
+        self._live_instruments(into)
+        self._http_instruments(into)
+
+    def _store_instruments(self, into: dict[str, Any]) -> None:
         self.store_seconds = Histogram(
             "counters_store_request_seconds",
             "DynamoDB calls and their time, retries included, by operation.",
@@ -87,8 +92,6 @@ class Metrics:
             buckets=BATCH_SIZES,
             **into,
         )
-        self._live_instruments(into)
-        self._http_instruments(into)
 
     def _live_instruments(self, into: dict[str, Any]) -> None:
         # livesum: a worker's sockets leave the sum when it exits (see `for_runtime`).

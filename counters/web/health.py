@@ -7,6 +7,7 @@ and scrapes come every few seconds, so their answers are never cached on the way
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -23,7 +24,7 @@ NOT_READY = Answer(503, "not_ready", "Not ready", "A part this site needs does n
 READY_RETRY_AFTER = 5
 
 
-def operator_view(view):
+def operator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """GET or HEAD only, never cached, never carrying the voter cookie."""
     return no_voter_cookie(never_cache(require_safe(view)))
 
