@@ -129,8 +129,11 @@ class Metrics:
     @classmethod
     def for_runtime(cls, runtime: object) -> Metrics:
         """The runtime's instruments; with several workers, also process metrics or the exit bookkeeping."""
-        made = cls()
         path = multiprocess_dir()
+        if path is not None:
+            # Each instrument opens its file there when made: a missing directory would fail every count.
+            os.makedirs(path, exist_ok=True)
+        made = cls()
         if path is None:
             # Only one process's own numbers make sense here: with several, each would show its own.
             ProcessCollector(registry=made.registry)

@@ -42,8 +42,7 @@ def vote(url: str, option: str) -> bool:
 def test_one_scrape_counts_the_views_and_votes_every_worker_took(
     demo_store, dynamodb_local, tmp_path, redis_prefix
 ):
-    shared = tmp_path / "prometheus"
-    shared.mkdir()
+    shared = tmp_path / "prometheus"  # not made here: each worker makes it if missing
     env = redis_site_env(demo_store, dynamodb_local, tmp_path, redis_prefix)
     env |= {"PROMETHEUS_MULTIPROC_DIR": str(shared), "COUNTERS_METRICS_TOKEN": TOKEN}
     options = [option.id for option in demo_store.get_poll(POLL).options]
