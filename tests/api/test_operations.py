@@ -161,13 +161,17 @@ def test_metrics_count_views_votes_and_answers(browser, memory_demo_store, setti
     assert browser.post(url, json.dumps(vote), content_type="application/json").json()["counted"] is True
     assert browser.post(url, json.dumps(vote), content_type="application/json").json()["counted"] is False
     assert browser.delete(url).json()["counted"] is True
+    go = json.dumps({"option": "go"})
+    for _ in range(2):  # the same key twice: the second is answered from the first
+        browser.post(url, go, content_type="application/json", HTTP_IDEMPOTENCY_KEY="k" * 16)
     assert Client(enforce_csrf_checks=True).post("/api/views/welcome").status_code == 403
     text = scrape(browser)
     assert sample(text, "counters_views_counted_total") == 4
     assert totals(memory_demo_store)["welcome"] == 3 and totals(memory_demo_store)[DASHBOARD_COUNTER] == 1
-    assert sample(text, "counters_votes_total", action="vote", result="counted") == 1
+    assert sample(text, "counters_votes_total", action="vote", result="counted") == 2
     assert sample(text, "counters_votes_total", action="vote", result="unchanged") == 1
     assert sample(text, "counters_votes_total", action="retract", result="counted") == 1
+    assert sample(text, "counters_votes_total", action="vote", result="replayed") == 1
     assert sample(text, "counters_http_responses_total", view="counters:api-view", status="200") == 3
     assert sample(text, "counters_http_responses_total", view="counters:api-view", status="404") == 1
     # The CSRF middleware's refusal is counted too: the request metrics come first.
