@@ -3,9 +3,10 @@
 `POST /bench/hand-out?frames=K&size=S&path=direct|send&pause=P` hands K update frames of about S bytes
 (each P seconds after the last, default 0) to every dashboard socket of this process, through
 `LocalFanout.hand_out` (`direct`: each frame encoded once and written to every socket that can take it)
-or through each consumer's channels `send`, as every frame went before (`send`). It answers `{"sockets", "direct", "seconds", "cpu_seconds"}`: sockets
-reached, socket writes that took the frame's bytes as encoded once, and the wall and CPU time the
-loop's thread spent handing out (the wall time also counts waits for a core on a busy machine).
+or through each consumer's channels `send`, as every frame went before (`send`). It answers
+`{"sockets", "direct", "seconds", "cpu_seconds"}`: sockets reached, socket writes that took the frame's
+bytes as encoded once, and the wall and CPU time the loop's thread spent handing out (the wall time
+also counts waits for a core on a busy machine).
 Served only by the benchmark and its tests (`daphne bench.asgi:application`); never deployed.
 """
 
