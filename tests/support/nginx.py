@@ -53,9 +53,14 @@ def render(template: str, values: Mapping[str, str]) -> str:
     return PLACEHOLDER.sub(lambda match: values[match[1]], template)
 
 
+# What deploy/nginx.conf.template asks of every server line: skip a worker that refused a connection
+# for one second, not nginx's default ten.
+SERVER_PARAMETERS = "max_fails=1 fail_timeout=1s"
+
+
 def servers(addresses: Sequence[str]) -> str:
-    """An upstream's `server` lines for these host:port addresses."""
-    return " ".join(f"server {address};" for address in addresses)
+    """An upstream's `server` lines for these host:port addresses, as the template asks for them."""
+    return " ".join(f"server {address} {SERVER_PARAMETERS};" for address in addresses)
 
 
 def site_conf(
