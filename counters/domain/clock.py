@@ -1,8 +1,22 @@
-"""The store's clock: UTC times as ISO 8601 with milliseconds, the format of `updated_at`."""
+"""The clock: the time now (a runtime part, so a test can hold it still), and `updated_at`'s format."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
+
+
+class Clock:
+    """The time now, in seconds since the epoch."""
+
+    @classmethod
+    def for_runtime(cls, process: object = None) -> Clock:
+        """The wall clock."""
+        return cls()
+
+    def time(self) -> float:
+        """Seconds since the epoch, now."""
+        return time.time()
 
 
 def now_iso() -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from counters.domain.buckets import Step, Window, iso, series_window
 from counters.domain.names import validate_counter_name
+from counters.runtime import runtime
 from counters.store import get_store
 
 
@@ -55,7 +55,7 @@ def counter_history(
     each = chosen.step_named(step)
     store = get_store()
     store.get(name)  # unknown counters are a 404, not an empty chart
-    now = time.time() if now is None else now
+    now = runtime().part("clock").time() if now is None else now
     resolution = chosen.resolution
     starts = each.starts(now, points=chosen.seconds // each.seconds)
     current = resolution.start_of(now)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import time
-from types import SimpleNamespace
 
 import pytest
 from django.test import Client
 
 from counters import services
 from counters.domain.buckets import HOUR, MINUTE
-from counters.selectors import history as history_selector
 
 NOW = time.time()
 
@@ -25,10 +23,18 @@ def rows(response) -> list[list[str]]:
     return list(csv.reader(io.StringIO(response.content.decode("utf-8"), newline="")))
 
 
+class StillClock:
+    """A clock that reads NOW, always."""
+
+    def time(self) -> float:
+        """NOW."""
+        return NOW
+
+
 @pytest.fixture
-def fixed_clock(monkeypatch):
+def fixed_clock(process_runtime):
     """The JSON and the CSV read the same buckets, whatever minute the test runs across."""
-    monkeypatch.setattr(history_selector, "time", SimpleNamespace(time=lambda: NOW))
+    process_runtime.give("clock", StillClock())
 
 
 @pytest.fixture

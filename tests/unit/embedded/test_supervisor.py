@@ -130,16 +130,15 @@ def test_a_restart_decided_while_an_operator_stopped_it_leaves_it_stopped(data_d
     assert local.stopped_on_purpose(data_dir)
 
 
-def test_a_restart_that_cannot_have_the_old_port_takes_another_and_says_so(
-    data_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_restart_that_cannot_have_the_old_port_takes_another_and_says_so(data_dir: Path) -> None:
     moves = Moves()
     supervisor = supervisor_for(data_dir, moves)
     old = supervisor.current
     kill(old.pid)
 
-    monkeypatch.setattr(local, "_port_free", lambda port: False)
-    found = supervisor.check()
+    # Another program took the port meanwhile.
+    with occupy_port(int(old.endpoint_url.rsplit(":", 1)[1])):
+        found = supervisor.check()
 
     assert found is not None and found.endpoint_url != old.endpoint_url
     assert moves.calls == 1
