@@ -67,7 +67,7 @@ def test_readyz_names_a_store_that_cannot_be_reached(browser, store_down, settin
     settings.COUNTERS_READY_TIMEOUT = 1.0
     began = time.monotonic()
     response = browser.get("/readyz")
-    assert time.monotonic() - began < 1.5
+    assert time.monotonic() - began < 5  # the deadline is 1 s; room for a loaded machine
     assert response.status_code == 503
     body = response.json()
     assert set(body) == {"error", "detail"}
@@ -82,13 +82,14 @@ def test_readyz_gives_up_on_a_hung_store_at_its_deadline(browser, store_down, se
     port = free_port()
     settings.DYNAMODB_ENDPOINT_URL = f"http://127.0.0.1:{port}"
     settings.COUNTERS_READY_TIMEOUT = 0.5
+    settings.COUNTERS_DYNAMODB_READ_TIMEOUT = 10  # left alone, the store's answer would take 10 s or more
     with occupy_port(port):  # takes the connection, never answers
         began = time.monotonic()
         response = browser.get("/readyz")
         took = time.monotonic() - began
     assert response.status_code == 503
     assert response.json()["detail"] == "Not ready: store (no answer within 0.5 s)."
-    assert took < 1.5  # the store's own read timeout is 2 s: the deadline cut it short
+    assert took < 5  # the deadline cut it short (with room for a loaded machine)
 
 
 @pytest.mark.processes
