@@ -5,7 +5,9 @@ request at a time. An answer is one of: acknowledged (200), refused (503 `store_
 was written) or unknown (503 `outcome_unknown`, a cut connection, a timeout: counted once or not at
 all). Whatever the fault, a view total must then have grown by at least the acknowledged and at most
 the acknowledged plus the unknown; a voter resends an unanswered vote with its Idempotency-Key until
-it is acknowledged, so a poll ends holding exactly each voter's last acknowledged choice.
+it is acknowledged, so a poll ends holding exactly each voter's last acknowledged choice. Each
+acknowledged vote is looked up afterwards by its idempotency record, written in the vote's own
+transaction: the record is there exactly when the vote is.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TypeVar
 
 import requests
 
+from counters import conf
 from tests.support.reliability import Outcomes, beacon, csrf_session
 from tests.support.voting import HttpVoter
 
@@ -133,6 +136,22 @@ class BeaconLoad(Load):
         )
 
 
+@dataclass(frozen=True)
+class AcknowledgedVote:
+    """One acknowledged vote: which voter sent it, under which key, and when the answered request left."""
+
+    voter: int
+    key: str
+    sent_at: float
+
+
+def voter_id(voter: HttpVoter) -> str:
+    """The id the site knows a voter by: the value of its signed voter cookie."""
+    signed = voter.session.cookies[conf.voter_cookie()]
+    # A signed cookie is `value:timestamp:signature`, and the value (`anon:<hex>`) holds a colon itself.
+    return signed.rsplit(":", 2)[0]
+
+
 class VoteLoad(Load):
     """Voters, each casting, moving and retracting votes one at a time until stopped.
 
@@ -146,6 +165,7 @@ class VoteLoad(Load):
         self.plan = [*options, None]
         self.voters = [HttpVoter(url).visit() for _ in range(WRITERS)]
         self.choices: dict[int, str | None] = {}
+        self.acknowledged_votes: list[AcknowledgedVote] = []
         self.replayed = 0
         self.resent = 0
         self.gave_up: list[str] = []
@@ -157,17 +177,21 @@ class VoteLoad(Load):
         while not self.stopping.is_set():
             option = self.plan[step % len(self.plan)]
             step += 1
-            answer = self._until_acknowledged(voter, option, key=uuid.uuid4().hex)
-            if answer is None:
+            key = uuid.uuid4().hex
+            answered = self._until_acknowledged(voter, option, key=key)
+            if answered is None:
                 self.gave_up.append(f"voter {index}")
                 return
+            answer, sent_at = answered
             with self.timeline.lock:
+                self.acknowledged_votes.append(AcknowledgedVote(index, key, sent_at))
                 self.choices[index] = answer.json()["choice"]
                 self.replayed += answer.headers.get("Idempotent-Replayed") == "true"
 
     def _until_acknowledged(
         self, voter: HttpVoter, option: str | None, *, key: str
-    ) -> requests.Response | None:
+    ) -> tuple[requests.Response, float] | None:
+        """Send the vote until it is acknowledged: its answer and when that request was sent."""
         deadline = time.monotonic() + DEADLINE
         first = True
         while time.monotonic() < deadline:
@@ -182,7 +206,7 @@ class VoteLoad(Load):
                 response = None
             self.timeline.add(response, sent_at)
             if response is not None and response.status_code == 200:
-                return response
+                return response, sent_at
             if response is not None and response.status_code != 503:
                 return None  # anything but 200 or 503 is a failure the checks report
             time.sleep(RESEND_PAUSE)
@@ -200,3 +224,26 @@ class VoteLoad(Load):
         assert not outcomes.other, f"only 200 or a JSON 503 is allowed: {outcomes.other}"
         gain = self.expected_gain()
         assert after == {option: before[option] + gain[option] for option in before}, (before, after, gain)
+
+    def lost(self, store) -> list[AcknowledgedVote]:
+        """Acknowledged votes the store does not hold: their idempotency record is gone."""
+        ids = [voter_id(voter) for voter in self.voters]
+        return [
+            vote for vote in self.acknowledged_votes if store.stored_reply(ids[vote.voter], vote.key) is None
+        ]
+
+    def assert_none_lost(self, store, *, except_one_sent_before: float | None = None) -> None:
+        """Every acknowledged vote is stored; or all but one sent before `except_one_sent_before`.
+
+        That one is DynamoDB Local's: it answers a transaction before the transaction's SQLite COMMIT
+        has run (docs/operations.md), so a SIGKILL can undo the last transaction it acknowledged, whole.
+        """
+        lost = self.lost(store)
+        print(f"{len(self.acknowledged_votes)} acknowledged votes, lost: {lost}")
+        if except_one_sent_before is None:
+            assert not lost, f"acknowledged votes were lost: {lost}"
+            return
+        assert len(lost) <= 1, f"more than the last acknowledged transaction was lost: {lost}"
+        assert all(vote.sent_at < except_one_sent_before for vote in lost), (
+            f"a vote sent after the kill was lost: {lost}"
+        )
