@@ -27,9 +27,13 @@ from counters.store.dynamodb.vote_memory import VoteMemory
 class DynamoCounterStore(CounterStore):
     """Counters in one DynamoDB table; see docs/design.md for the item layout."""
 
-    def __init__(self, *, client: Any, retrying_client: Any | None = None, table: str) -> None:
+    def __init__(
+        self, *, client: Any, retrying_client: Any | None = None, table: str, commit_barrier: bool = False
+    ) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
-        self.gateway = Table(single_shot=client, retrying=retrying_client or client, name=table)
+        self.gateway = Table(
+            single_shot=client, retrying=retrying_client or client, name=table, commit_barrier=commit_barrier
+        )
         self.shard_view = ShardView()
         # Every write to a counter, group-committed (see counter_writes.py).
         self.counter_writer = CounterWriter(self.gateway, self.shard_view)
@@ -39,8 +43,14 @@ class DynamoCounterStore(CounterStore):
     @classmethod
     def from_settings(cls, *, hooks: StoreHooks = StoreHooks()) -> DynamoCounterStore:  # noqa: B008
         """Clients for DYNAMODB_ENDPOINT_URL (or the embedded DynamoDB Local) and the settings' table."""
-        clients = build_clients(resolve_connection(hooks))
-        return cls(client=clients.single_shot, retrying_client=clients.retrying, table=conf.table_name())
+        connection = resolve_connection(hooks)
+        clients = build_clients(connection)
+        return cls(
+            client=clients.single_shot,
+            retrying_client=clients.retrying,
+            table=conf.table_name(),
+            commit_barrier=connection.embedded,
+        )
 
     @property
     def client(self) -> Any:

@@ -73,6 +73,8 @@ class Connection:
     region: str
     access_key_id: str | None = None
     secret_access_key: str | None = None
+    # The embedded DynamoDB Local, whose transactions need a read before they are answered (table.py).
+    embedded: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ def resolve_connection(hooks: StoreHooks) -> Connection:
         region=local.region,
         access_key_id=local.access_key_id,
         secret_access_key=local.secret_access_key,
+        embedded=True,
     )
 
 

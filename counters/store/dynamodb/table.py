@@ -84,15 +84,27 @@ def refusals(*, write: bool) -> Iterator[None]:
         raise
 
 
+def first_key(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The key of a transaction's first item (a Put names its whole item; the others its key)."""
+    (action,) = items[0].values()
+    if "Key" in action:
+        return action["Key"]
+    return {schema.PK: action["Item"][schema.PK], schema.SK: action["Item"][schema.SK]}
+
+
 class Table:
     """One DynamoDB table and the two clients that reach it."""
 
-    def __init__(self, *, single_shot: Any, retrying: Any, name: str) -> None:
+    def __init__(self, *, single_shot: Any, retrying: Any, name: str, commit_barrier: bool = False) -> None:
         # Why two clients (counters/store/dynamodb/clients.py): `single_shot` never resends, for writes
         # that are not idempotent (ADD); `retrying` may, for reads and idempotent or transactional writes.
         self.single_shot = single_shot
         self.retrying = retrying
         self.name = name
+        # DynamoDB Local answers a transaction before its SQLite COMMIT has run, so a SIGKILL can undo
+        # the last one it acknowledged (docs/operations.md). A consistent read queues behind that
+        # COMMIT on its one SQLite thread: answered only after the read, a transaction is on disk.
+        self.commit_barrier = commit_barrier
 
     def close(self) -> None:
         """Close both clients' connection pools (once when they are the same client)."""
@@ -235,6 +247,9 @@ class Table:
         # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
         with refusals(write=write):
             self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
+            if self.commit_barrier:
+                # Not answered: the transaction may yet be undone, so its outcome is unknown (a 503).
+                self.retrying.get_item(TableName=self.name, Key=first_key(items), ConsistentRead=True)
 
     # ---- transaction items ----
 

@@ -1,0 +1,44 @@
+"""The embedded store's commit barrier: a transaction is answered after a read that waits for its COMMIT."""
+
+from __future__ import annotations
+
+import pytest
+
+from counters.exceptions import OutcomeUnknown
+from counters.store.dynamodb.backend import DynamoCounterStore
+from tests.support.round_trips import round_trips
+from tests.support.store_faults import store_faults
+from tests.support.voting import poll_tally
+
+POLL = "language"
+
+
+@pytest.fixture
+def embedded_like(demo_store) -> DynamoCounterStore:
+    """The demo table through a store that reads after each transaction, as on the embedded store."""
+    clients = {"client": demo_store.client, "retrying_client": demo_store.retrying}
+    return DynamoCounterStore(**clients, table=demo_store.table, commit_barrier=True)
+
+
+def test_a_vote_is_answered_after_a_consistent_read_of_its_own_items(embedded_like):
+    with round_trips(embedded_like) as counted:
+        change = embedded_like.cast_vote(POLL, voter="anon:barrier", option="go")
+    assert change.counted
+    assert counted.of_thread()[-2:] == ["TransactWriteItems", "GetItem"]
+
+
+def test_without_the_barrier_a_vote_is_one_transaction(demo_store):
+    demo_store.cast_vote(POLL, voter="anon:warm", option="go")  # the process learns the poll
+    with round_trips(demo_store) as counted:
+        demo_store.cast_vote(POLL, voter="anon:plain", option="go")
+    assert counted.of_thread() == ["TransactWriteItems"]
+
+
+def test_a_barrier_read_that_fails_leaves_the_outcome_unknown(embedded_like):
+    before = poll_tally(embedded_like, POLL)
+    with store_faults(embedded_like) as faults:
+        faults.arm("reset", operation="GetItem")
+        with pytest.raises(OutcomeUnknown):
+            embedded_like.cast_vote(POLL, voter="anon:unsure", option="rust")
+    # DynamoDB took it; a resend with the vote's Idempotency-Key would answer from it, never count twice.
+    assert poll_tally(embedded_like, POLL)["rust"] == before["rust"] + 1
