@@ -29,7 +29,8 @@ def hand_out(site: SiteProcess, *, size: int, path: str = "direct", frames: int 
 
 def bench_site(server: str, demo_store, dynamodb_local, tmp_path) -> SiteProcess:
     """The site with the benchmark's hand-out endpoint, served by `server`."""
-    env = site_env_for(demo_store, dynamodb_local, tmp_path)
+    # These tests read frames in the order they were handed out: no heartbeat between them.
+    env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_HEARTBEAT_SECONDS="3600")
     site = SiteProcess(
         env=env, log_path=tmp_path / f"{server}.log", server=server, application="bench.asgi:application"
     )

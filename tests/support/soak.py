@@ -86,7 +86,7 @@ class SocketCrowd:
         """Keep the highest version per counter, as live.js does."""
         self.frames += 1
         known = self.known[index]
-        for counter in frame["counters"]:
+        for counter in frame.get("counters", ()):  # heartbeats and viewing-now frames carry none
             name, version = counter["name"], counter["version"]
             if name not in known or version > known[name][1]:
                 known[name] = (counter["value"], version)
