@@ -25,7 +25,9 @@ urlpatterns = [
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),
     path("badge/<str:name>.svg", badges.badge, name="badge"),
-    # For load balancers and Prometheus (docs/operations.md): never counted, never setting a cookie.
+]
+# For load balancers and Prometheus (docs/operations.md): never counted, never setting a cookie.
+urlpatterns += [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", health.prometheus, name="metrics"),

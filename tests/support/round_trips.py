@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from tests.support.store_hooks import before_every_attempt
+
 
 class RoundTrips:
     """The DynamoDB operations sent while counting, each with the thread that sent it."""
@@ -36,11 +38,5 @@ class RoundTrips:
 def round_trips(store: Any) -> Iterator[RoundTrips]:
     """Count every attempt of the store's clients (the one that never resends and the retrying one)."""
     counted = RoundTrips()
-    clients = {id(client): client for client in (store.client, store.retrying)}.values()
-    for client in clients:
-        client.meta.events.register("before-send.dynamodb", counted.before_send)
-    try:
+    with before_every_attempt(store, counted.before_send):
         yield counted
-    finally:
-        for client in clients:
-            client.meta.events.unregister("before-send.dynamodb", counted.before_send)

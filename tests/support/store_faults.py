@@ -25,6 +25,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ConnectionClosedError
 
 from tests.support.fault_rules import Rules, counter_key
+from tests.support.store_hooks import before_every_attempt
 
 __all__ = ["StoreFaults", "counter_key", "store_faults"]
 
@@ -73,11 +74,5 @@ def throttled(url: str, error_type: str) -> AWSResponse:
 def store_faults(store: Any) -> Iterator[StoreFaults]:
     """Faults on every attempt of the store's clients (the one that never resends and the retrying one)."""
     faults = StoreFaults()
-    clients = {id(client): client for client in (store.client, store.retrying)}.values()
-    for client in clients:
-        client.meta.events.register_first("before-send.dynamodb", faults.before_send)
-    try:
+    with before_every_attempt(store, faults.before_send, first=True):
         yield faults
-    finally:
-        for client in clients:
-            client.meta.events.unregister("before-send.dynamodb", faults.before_send)
