@@ -231,8 +231,8 @@ def broadcast_interval() -> float:
 
 
 def heartbeat_seconds() -> float:
-    """Seconds between two heartbeats of the live push; a page silent for three of them reconnects."""
-    return value("COUNTERS_HEARTBEAT_SECONDS")
+    """Seconds between two heartbeats of the live push (0: none); a page silent for three reconnects."""
+    return max(value("COUNTERS_HEARTBEAT_SECONDS"), 0.0)
 
 
 def sockets_per_address() -> int:

@@ -33,6 +33,7 @@ class HistoryRecorder:
 
     def __init__(self, store: CounterStore, *, interval: float | None = None) -> None:
         self._store = store
+        self._closed = False
         self._lock = threading.Lock()
         self._flush_lock = threading.Lock()
         self._pending: dict[BucketRef, int] = {}
@@ -43,6 +44,10 @@ class HistoryRecorder:
     def record(self, *, name: str, count: int = 1, at: float | None = None) -> None:
         """Count `count` views of `name` at `at` (default: now) in its minute and hour buckets."""
         at = time.time() if at is None else at
+        if self._closed and (successor := recorder()) is not self:
+            # A request that fetched this recorder just before its store was replaced: the next one writes.
+            successor.record(name=name, count=count, at=at)
+            return
         with self._lock:
             for resolution in RESOLUTIONS:
                 self._add((name, resolution, resolution.start_of(at)), count)
@@ -91,8 +96,11 @@ class HistoryRecorder:
 
     def close(self) -> None:
         """Write what is tallied to its store, then stop the background thread (the store is going)."""
+        self._closed = True
         self._ticker.stop()
         self.flush()
+        if left := self.pending():
+            logger.warning("History lost %s view(s) its store could not take before it was replaced", left)
 
 
 def build_history_recorder(process: object) -> HistoryRecorder:

@@ -60,8 +60,9 @@ class Settler:
         return states
 
     def close(self) -> None:
-        """Stop the background thread (the store is going)."""
+        """Push the last exact totals, then stop the background thread (the store is going)."""
         self._ticker.stop()
+        self.settle()
 
 
 def build_settler(process: object) -> Settler:

@@ -60,6 +60,15 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         if not self._admitted(process):
             await self.close()
             return
+        try:
+            await self._open(process, page)
+        except BaseException:
+            # Cancelled mid-connect (the client left while the snapshot was read: no disconnect follows).
+            self._release()
+            raise
+
+    async def _open(self, process, page: str | None) -> None:
+        """Accept, join, send the snapshot and whatever came meanwhile, then count as viewing `page`."""
         # Frames that come before the snapshot is out wait here, so the snapshot is always first;
         # each is (is a viewing-now frame, text).
         self.held: list[tuple[bool, str]] | None = []
@@ -124,6 +133,10 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         """Leave the fan-out, and stop counting as a viewer of the page."""
+        self._release()
+
+    def _release(self) -> None:
+        """Give back the socket's place under the limits, in the fan-out and among the page's viewers."""
         if self.owner is not None:
             self.limits.release(self.owner)
             self.owner = None

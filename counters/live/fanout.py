@@ -10,7 +10,6 @@ interval.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -20,11 +19,12 @@ from typing import Protocol
 from channels.layers import get_channel_layer
 
 from counters import conf
-from counters.live.broadcast import GROUP_NAME, UPDATE_EVENT
+from counters.live.broadcast import UPDATE_EVENT
 from counters.live.catalog import CATALOG_EVENT, CatalogRelay, read_catalog_frame
 from counters.live.coalesce import Coalescer, Pending, as_counters
-from counters.live.heartbeat import HEARTBEAT_EVENT, HEARTBEAT_FRAME, Heartbeat
+from counters.live.heartbeat import HEARTBEAT_EVENT, HEARTBEAT_FRAME
 from counters.live.loop import LiveLoop
+from counters.live.relay import Relay
 from counters.live.wire import OutgoingText
 from counters.metrics import metrics
 from counters.runtime import runtime
@@ -34,15 +34,11 @@ logger = logging.getLogger(__name__)
 # The share of this process's time that handing frames to its sockets may take: with thousands of
 # sockets, frames come less often rather than crowding out the requests that count (coalesce.py).
 FANOUT_SHARE = 0.25
-# Layers forget group members after a day (group_expiry); the relay renews its membership well before.
-RENEW_SECONDS = 600.0
 # Closed when the relay loses the layer: clients reconnect and resync from a snapshot. 4000 + the
 # standard 1012, since daphne (autobahn) lets a server close only with 1000 or 3000-4999.
 CLOSE_RELAY_LOST = 4012
 # How long a socket waits for the relay to join the group before it is closed with CLOSE_RELAY_LOST.
 JOIN_SECONDS = 5.0
-# How long the relay waits to leave the group when cancelled (a paused layer must not hold it).
-LEAVE_SECONDS = 1.0
 # Closed when the store is lost (and when a snapshot cannot be read): "try again later", 4000 + 1013.
 # Clients show the counts as unavailable, reconnect with backoff and resync once the store is back.
 CLOSE_TRY_AGAIN = 4013
@@ -63,21 +59,6 @@ def update_frame(pending: Pending) -> str:
     return json.dumps({"type": "update", "counters": as_counters(pending)}, separators=(",", ":"))
 
 
-async def next_message(layer, channel: str) -> dict:
-    """The relay's next group message; its membership is renewed while the group is quiet."""
-    while True:
-        try:
-            message = await asyncio.wait_for(layer.receive(channel), RENEW_SECONDS)
-        except TimeoutError:
-            await layer.group_add(GROUP_NAME, channel)
-            continue
-        if asyncio.current_task().cancelling():
-            # Python 3.11's wait_for returns a message that arrived as the relay was cancelled (loop
-            # shutdown) and swallows the cancellation: honour it here.
-            raise asyncio.CancelledError
-        return message
-
-
 class RelayUnavailable(Exception):
     """The relay cannot reach the channel layer now: the socket closes and its page reconnects later."""
 
@@ -93,7 +74,6 @@ class LocalFanout:
         self._joined: asyncio.Future | None = None
         # When the oldest update not yet handed out reached the relay (the push lag's start).
         self._waiting_since: float | None = None
-        self._heartbeat: Heartbeat | None = None
         self._layer_down = False  # so an outage is one warning, not one per socket or retry
         # Coalesced again here, so a page gets at most ~10 frames a second however many workers send.
         self._updates = Coalescer(
@@ -124,15 +104,20 @@ class LocalFanout:
         """Add a socket; return once the relay is in the group, so no later update can be missed."""
         self._sockets.add(socket)
         self._count_sockets()
-        if self._relay is None or self._relay.done():
-            self._joined = asyncio.get_running_loop().create_future()
-            self._relay = self._live.start(self._run(self._joined))
+        if self._relay is None or not self._relay.running():
+            self._relay = Relay(
+                get_channel_layer(),
+                dispatch=self._dispatch,
+                lost=self._relay_lost,
+                beat_seconds=conf.heartbeat_seconds(),
+            ).start(self._live.start)
         try:
-            await asyncio.wait_for(asyncio.shield(self._joined), JOIN_SECONDS)
-        except Exception as exc:
-            self._sockets.discard(socket)
-            self._count_sockets()
-            raise RelayUnavailable(str(exc) or type(exc).__name__) from exc
+            await asyncio.wait_for(asyncio.shield(self._relay.joined), JOIN_SECONDS)
+        except BaseException as exc:  # a cancelled connect too: the socket must not stay counted
+            self.leave(socket)
+            if isinstance(exc, Exception):
+                raise RelayUnavailable(str(exc) or type(exc).__name__) from exc
+            raise
 
     def heartbeat_seconds(self) -> float:
         """Seconds between the heartbeats pages hear (they reconnect after three silent ones)."""
@@ -156,56 +141,29 @@ class LocalFanout:
         if self._sockets:
             self._live.submit(lambda: self._close_all(code))
 
+    def close(self) -> None:
+        """Stop the relay (a runtime closing; from any thread)."""
+        relay = self._relay
+        if relay is not None:
+            self._live.run_soon(relay.cancel)
+
     def _restart(self) -> None:
         """A new loop: the relay and the sockets of the old one are gone."""
-        self._relay = self._joined = None
+        self._relay = None
         self._sockets = set()
         self._count_sockets()
         self._catalog = CatalogRelay(self._live, self.hand_out, read=self._read_catalog)
 
-    async def _run(self, joined: asyncio.Future) -> None:
-        """Subscribe to the group; pass each message to its handler until cancelled or the layer fails."""
-        layer = get_channel_layer()
-        channel = beat = None
-        try:
-            channel = await layer.new_channel()
-            await layer.group_add(GROUP_NAME, channel)
-            joined.set_result(None)
-            beat = self._start_heartbeat(layer, channel)
-            while True:
-                self._dispatch(await next_message(layer, channel))
-        except asyncio.CancelledError:
-            if channel is not None:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(layer.group_discard(GROUP_NAME, channel), LEAVE_SECONDS)
-            raise
-        except Exception as exc:
-            self._layer_lost(f"the relay failed: {exc!r}")
-            if not joined.done():
-                joined.set_exception(exc)
-            await self._close_all()
-        finally:
-            if beat is not None:
-                beat.cancel()
-
-    def _start_heartbeat(self, layer, channel: str) -> asyncio.Task:
-        """Beat through the layer from now on; say so if the layer was down until now."""
-        if self._layer_down:
-            self._layer_down = False
-            logger.warning("Live push: the channel layer answers again")
-        self._heartbeat = Heartbeat(
-            send=lambda message: layer.send(channel, message),
-            interval=conf.heartbeat_seconds(),
-            on_silent=self._silent,
-        )
-        return self._live.start(self._heartbeat.run())
-
-    async def _silent(self) -> None:
-        """The relay's beats stopped coming back: give up the relay; its pages reconnect and resync."""
-        self._layer_lost(f"no heartbeat came back for {self._heartbeat.silent_for():.0f} s")
-        await self._close_all()
-        if self._relay is not None:
-            self._relay.cancel()  # its last act cancels this beat, which is done by then
+    def _relay_lost(self, relay: Relay, why: str) -> None:
+        """A relay lost its layer: forget it, say so once, and close its sockets so their pages resync."""
+        if self._relay is not relay:
+            return  # replaced already: its sockets went with it
+        self._relay = None
+        self._layer_lost(why)
+        sockets, self._sockets = list(self._sockets), set()
+        self._count_sockets()
+        # A task of its own: the relay that told us may be cancelled next, and must not cut this short.
+        self._live.start(close_sockets(sockets, CLOSE_RELAY_LOST))
 
     def _layer_lost(self, why: str) -> None:
         """One warning per outage, however many sockets and retries meet it."""
@@ -233,8 +191,11 @@ class LocalFanout:
         self._catalog.changed()
 
     def _on_heartbeat(self, message: dict) -> None:
-        if self._heartbeat is not None:
-            self._heartbeat.echoed()
+        if self._layer_down:
+            self._layer_down = False
+            logger.warning("Live push: the channel layer answers again")
+        if self._relay is not None:
+            self._relay.echoed()
         self._live.start(self.hand_out(HEARTBEAT_FRAME))
 
     async def _deliver(self, pending: Pending) -> None:
@@ -268,11 +229,16 @@ class LocalFanout:
     async def _close_all(self, code: int = CLOSE_RELAY_LOST) -> None:
         sockets, self._sockets = list(self._sockets), set()
         self._count_sockets()
-        for socket in sockets:
-            try:
-                await socket.close(code=code)
-            except Exception:
-                logger.warning("Could not close a dashboard socket", exc_info=True)
+        await close_sockets(sockets, code)
+
+
+async def close_sockets(sockets: list[LiveSocket], code: int) -> None:
+    """Close each socket with `code`; one failing stops no other."""
+    for socket in sockets:
+        try:
+            await socket.close(code=code)
+        except Exception:
+            logger.warning("Could not close a dashboard socket", exc_info=True)
 
 
 def fanout() -> LocalFanout:

@@ -26,16 +26,9 @@ logger = logging.getLogger(__name__)
 class Heartbeat:
     """One relay's beats: sent through the layer to itself, their echoes timed on the loop."""
 
-    def __init__(
-        self,
-        *,
-        send: Callable[[dict], Awaitable[None]],
-        interval: float,
-        on_silent: Callable[[], Awaitable[None]],
-    ) -> None:
+    def __init__(self, *, send: Callable[[dict], Awaitable[None]], interval: float) -> None:
         self._send = send
         self.interval = interval
-        self._on_silent = on_silent
         self._last_echo = asyncio.get_running_loop().time()
 
     def echoed(self) -> None:
@@ -47,14 +40,19 @@ class Heartbeat:
         return asyncio.get_running_loop().time() - self._last_echo
 
     async def run(self) -> None:
-        """Beat until cancelled; once the echoes stop for SILENT_BEATS beats, call `on_silent` and end."""
+        """Beat until cancelled; return once the echoes have stopped for SILENT_BEATS beats."""
+        loop = asyncio.get_running_loop()
         while True:
+            before = loop.time()
             await asyncio.sleep(self.interval)
+            if loop.time() - before > 2 * self.interval:
+                # The loop itself stalled (a long pause, a blocking call): no echo could be heard then
+                # either, so the layer gets a fresh chance rather than the blame.
+                self.echoed()
             if self.silent_for() > SILENT_BEATS * self.interval:
-                await self._on_silent()
                 return
             try:
                 # Bounded: a paused Redis must not hold the beat; the missing echo tells the rest.
                 await asyncio.wait_for(self._send({"type": HEARTBEAT_EVENT}), self.interval)
-            except (TimeoutError, OSError, ConnectionError) as exc:
+            except Exception as exc:  # a full channel, a Redis error: the missing echo says it all
                 logger.debug("A heartbeat could not be sent: %r", exc)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
@@ -36,8 +37,9 @@ class LiveLoop:
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._throttles: list[Throttle] = []
-        self._on_bind: list[Callable[[], None]] = []
+        # Held weakly: a part dropped from the runtime (a test's override) must not stay wired in.
+        self._throttles: weakref.WeakSet[Throttle] = weakref.WeakSet()
+        self._on_bind: list[weakref.WeakMethod] = []
 
     @classmethod
     def for_runtime(cls, runtime: object) -> LiveLoop:
@@ -60,10 +62,13 @@ class LiveLoop:
         if loop is self._loop:
             return
         self._loop = loop
-        for throttle in self._throttles:
+        for throttle in list(self._throttles):
             throttle.restart()
-        for callback in list(self._on_bind):
-            callback()
+        self._on_bind = [method for method in self._on_bind if method() is not None]
+        for method in list(self._on_bind):
+            callback = method()
+            if callback is not None:
+                callback()
 
     def follow_running(self) -> None:
         """Bind the loop this coroutine runs on (a socket's first step)."""
@@ -75,8 +80,8 @@ class LiveLoop:
         return loop is not None and running_loop() is loop
 
     def when_bound(self, callback: Callable[[], None]) -> None:
-        """Call `callback` on the loop each time a new loop is bound."""
-        self._on_bind.append(callback)
+        """Call `callback` (a bound method, held weakly) on the loop each time a new loop is bound."""
+        self._on_bind.append(weakref.WeakMethod(callback))
 
     def run_soon(self, function: Callable[..., object], *args: Any) -> bool:
         """Call `function(*args)` on the loop: now if the caller is on it; False if there is no loop."""
@@ -110,7 +115,7 @@ class LiveLoop:
     ) -> Throttle:
         """A named throttle of `job` on this loop (see Throttle)."""
         throttle = Throttle(self, job, interval=interval, what=what, busy_share=busy_share)
-        self._throttles.append(throttle)
+        self._throttles.add(throttle)
         return throttle
 
 

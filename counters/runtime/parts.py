@@ -58,7 +58,8 @@ PARTS: dict[str, Part] = {
     # The live push: the server's loop, and everything that runs on it.
     "live_loop": Part("counters.live.loop.LiveLoop.for_runtime"),
     "broadcaster": Part("counters.live.broadcast.Broadcaster.for_runtime"),
-    "fanout": Part("counters.live.fanout.LocalFanout.for_runtime"),
+    # A new channel layer needs a new relay (and viewing now, built with the fan-out, follows).
+    "fanout": Part("counters.live.fanout.LocalFanout.for_runtime", settings=frozenset({"CHANNEL_LAYERS"})),
     "presence": Part("counters.live.presence.Presence.for_runtime"),
     "snapshots": Part("counters.live.snapshots.SnapshotReader.for_runtime"),
     "socket_limits": Part(

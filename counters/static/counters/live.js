@@ -58,7 +58,7 @@
   var timer = null;
   var everLive = false;
   var storeDown = false;
-  var beatMs = 2000;
+  var beatMs = 0; // the server's heartbeat, from its snapshot; 0: it sends none (an older server)
   var lastHeard = 0; // when the open socket last said anything, after its snapshot (0: no snapshot yet)
 
   function format(value) {
@@ -224,7 +224,7 @@
       }
       if (lastHeard || message.type === "snapshot") lastHeard = Date.now();
       if (message.type === "snapshot") {
-        if (typeof message.heartbeat === "number" && message.heartbeat > 0) beatMs = message.heartbeat * 1000;
+        beatMs = typeof message.heartbeat === "number" && message.heartbeat > 0 ? message.heartbeat * 1000 : 0;
         attempt = 0;
         everLive = true;
         storeDown = false;
@@ -257,7 +257,7 @@
 
   /* A socket silent for SILENT_BEATS heartbeats: stop trusting it, say so, and open a new one. */
   function checkSilence() {
-    if (!socket || !lastHeard || Date.now() - lastHeard <= SILENT_BEATS * beatMs) return;
+    if (!socket || !lastHeard || !beatMs || Date.now() - lastHeard <= SILENT_BEATS * beatMs) return;
     var silent = socket;
     socket = null;
     lastHeard = 0;

@@ -15,7 +15,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from counters.exceptions import OutcomeUnknown, StoreUnavailable
+from counters.exceptions import CounterError, OutcomeUnknown, StoreUnavailable
 from counters.store.dynamodb import schema
 from counters.store.dynamodb.outage import error_code, unavailable_on_outage
 
@@ -247,9 +247,21 @@ class Table:
         # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
         with refusals(write=write):
             self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
-            if self.commit_barrier:
-                # Not answered: the transaction may yet be undone, so its outcome is unknown (a 503).
+        if self.commit_barrier:
+            self._await_commit(items)
+
+    def _await_commit(self, items: list[dict[str, Any]]) -> None:
+        """Read one of a committed transaction's items; OutcomeUnknown if that read fails in any way."""
+        try:
+            with unavailable_on_outage():
                 self.retrying.get_item(TableName=self.name, Key=first_key(items), ConsistentRead=True)
+        except (CounterError, ClientError) as exc:
+            # DynamoDB took it, but may yet undo it: neither "done" nor "nothing was changed" is true.
+            raise OutcomeUnknown(
+                "The counter store took this write but did not confirm it was kept; it counted once or not "
+                "at all. Reload to see the total before trying again.",
+                retry_after=5,
+            ) from exc
 
     # ---- transaction items ----
 

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import threading
 
 from channels.testing import WebsocketCommunicator
 from django.http import HttpResponse
 
 from counters import conf
+from counters.live.fanout import fanout
+from counters.live.loop import live_loop
 from counters.live.presence import presence
+from counters.live.snapshots import SnapshotReader
 from counters.live.socket_limits import VOTER_COOKIE_SALT
+from counters.runtime import runtime
 from counters.web import voters
 from counters_site.asgi import application
 from tests.support.live import ALLOWED_ORIGIN, ws_path
@@ -69,3 +75,26 @@ async def test_one_browser_opens_at_most_its_share_of_its_address(memory_demo_st
     assert same_browser == [True] * PER_VOTER + [False]
     assert another_browser, "people behind one address each have their own allowance"
     assert forged, "a cookie that fails its signature counts as no cookie, under the address's limit"
+
+
+async def test_a_connect_cancelled_during_its_snapshot_read_gives_back_its_place(memory_demo_store, settings):
+    settings.COUNTERS_SOCKETS_PER_ADDRESS = 1
+    release = threading.Event()
+
+    def slow_snapshot() -> list[dict]:
+        release.wait(10)
+        return []
+
+    runtime().give("snapshots", SnapshotReader(live_loop(), read=slow_snapshot))
+    leaving = WebsocketCommunicator(application, ws_path(), headers=[(b"origin", ALLOWED_ORIGIN.encode())])
+    leaving.scope["client"] = ("198.51.100.10", 50000)
+    await leaving.send_input({"type": "websocket.connect"})
+    await asyncio.sleep(0.3)  # admitted and joined, waiting on the snapshot
+    assert len(fanout()) == 1
+    leaving.future.cancel()  # the server gives up on a client that left mid-connect
+    await asyncio.sleep(0.1)
+    release.set()
+    assert len(fanout()) == 0
+    runtime().give("snapshots", SnapshotReader(live_loop()))
+    async with contextlib.AsyncExitStack() as stack:
+        assert await open_socket(stack, address="198.51.100.10"), "the cancelled connect's place is free"

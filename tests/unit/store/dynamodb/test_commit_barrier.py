@@ -34,11 +34,12 @@ def test_without_the_barrier_a_vote_is_one_transaction(demo_store):
     assert counted.of_thread() == ["TransactWriteItems"]
 
 
-def test_a_barrier_read_that_fails_leaves_the_outcome_unknown(embedded_like):
+@pytest.mark.parametrize("fault", ["reset", "lost_response", "throttle"])
+def test_a_barrier_read_that_fails_leaves_the_outcome_unknown(embedded_like, fault):
     before = poll_tally(embedded_like, POLL)
     with store_faults(embedded_like) as faults:
-        faults.arm("reset", operation="GetItem")
-        with pytest.raises(OutcomeUnknown):
+        faults.arm(fault, operation="GetItem", error_type="ThrottlingException")
+        with pytest.raises(OutcomeUnknown, match="once or not at all"):
             embedded_like.cast_vote(POLL, voter="anon:unsure", option="rust")
     # DynamoDB took it; a resend with the vote's Idempotency-Key would answer from it, never count twice.
     assert poll_tally(embedded_like, POLL)["rust"] == before["rust"] + 1
