@@ -94,8 +94,8 @@ def test_a_key_released_between_the_race_and_the_replay_asks_for_a_resend(memory
     def refused_for_the_key(*args, **kwargs):
         raise IdempotencyRace  # as a cancelled transaction says it: without the record
 
-    monkeypatch.setattr(type(memory_demo_store), "cast_vote", refused_for_the_key)
-    monkeypatch.setattr(type(memory_demo_store), "stored_reply", lambda *args, **kwargs: None)
+    monkeypatch.setattr(memory_demo_store, "cast_vote", refused_for_the_key)
+    monkeypatch.setattr(memory_demo_store, "stored_reply", lambda *args, **kwargs: None)
     with pytest.raises(Conflict, match="send the request again"):
         services.vote_cast(poll_id="language", voter="v1", option="go", idempotency_key="click-1")
 

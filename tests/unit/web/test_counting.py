@@ -56,7 +56,7 @@ def test_store_outage_leaves_the_page_rendering(demo_store, monkeypatch):
     def unavailable(*args, **kwargs):
         raise StoreUnavailable("down")
 
-    monkeypatch.setattr(type(demo_store), "increment", unavailable)
+    monkeypatch.setattr(demo_store, "increment", unavailable)
 
     @count_view("welcome")
     def page(request):
