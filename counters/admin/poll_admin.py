@@ -23,6 +23,7 @@ class PollAdmin(AdminPages):
             (path, "<str:poll_id>/", self.detail_view, "change"),
             (path, "<str:poll_id>/options/", self.option_view, "add_option"),
             (path, "<str:poll_id>/closed/", self.closed_view, "closed"),
+            (path, "<str:poll_id>/control/", self.control_view, "control"),
         ]
 
     def detail_url(self, poll_id: str) -> str:
@@ -50,7 +51,10 @@ class PollAdmin(AdminPages):
             data = form.cleaned_data
             try:
                 poll = services.poll_create(
-                    poll_id=data["poll_id"], question=data["question"], options=data["options"]
+                    poll_id=data["poll_id"],
+                    question=data["question"],
+                    options=data["options"],
+                    **form.settings(),
                 )
             except (Conflict, InvalidInput) as exc:
                 form.add_error(None, exc.detail)
@@ -94,6 +98,26 @@ class PollAdmin(AdminPages):
                 messages.success(request, f"Option {data['option_id']} was added to {poll_id}.")
                 return HttpResponseRedirect(self.detail_url(poll_id))
         return self.render_detail(request, poll_id, form, status=409 if form.non_field_errors() else 400)
+
+    def control_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """Reveal or hide the poll's totals (the presenter's control), if they are not so already."""
+        if request.method != "POST":
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        self.require(self.has_change_permission(request))
+        action = request.POST.get("action")
+        if action not in ("reveal", "hide"):
+            messages.error(request, "Say whether to reveal or hide the results.")
+        else:
+            try:
+                services.poll_control(poll_id=poll_id, action=action)
+            except Conflict as exc:
+                messages.warning(request, exc.detail)
+            else:
+                messages.success(
+                    request,
+                    f"Poll {poll_id}'s results are now {action}{'ed' if action == 'reveal' else 'den'}.",
+                )
+        return HttpResponseRedirect(self.detail_url(poll_id))
 
     def closed_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Close the poll (it stops taking votes) or reopen it, if it is not so already."""

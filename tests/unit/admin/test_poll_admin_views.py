@@ -96,3 +96,35 @@ def test_staff_without_poll_permissions_is_refused(client, demo_store):
     client.logout()
     assert client.post(f"{LIST}deploy/closed/", {"closed": "1"}).status_code == 302
     assert demo_store.get_poll("deploy").closed is False
+
+
+@pytest.mark.django_db
+def test_create_a_rating_with_hidden_results_then_reveal_them(manager, store):
+    data = {
+        "poll_id": "talk",
+        "question": "Rate the talk",
+        "kind": "rating",
+        "results": "revealed",
+        "closes_at": "2099-01-01 18:00",
+        "max_voters": "300",
+        "audience": "users",
+    }
+    response = manager.post(f"{LIST}add/", data, follow=True)
+    assert response.redirect_chain == [(f"{LIST}talk/", 302)]
+    poll = store.get_poll("talk")
+    assert [o.id for o in poll.options] == ["1", "2", "3", "4", "5"]
+    assert (poll.kind, poll.results, poll.closes_at, poll.max_voters, poll.audience) == (
+        "rating",
+        "revealed",
+        "2099-01-01T18:00:00+00:00",
+        300,
+        "users",
+    )
+    store.cast_vote("talk", voter="user:1", option="4")
+    page = manager.get(f"{LIST}talk/").content.decode()
+    assert f"Join code <strong>{poll.code}</strong>" in page
+    assert 'href="/api/polls/talk/results.csv"' in page and "counters/live.js" in page
+    assert 'data-value="1" data-counter="talk.4"' in page  # staff see the hidden totals, kept live
+    revealed = manager.post(f"{LIST}talk/control/", {"action": "reveal"}, follow=True).content.decode()
+    assert "results are now revealed" in revealed and "Hide the results" in revealed
+    assert store.get_poll("talk").revealed is True
