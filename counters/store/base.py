@@ -175,6 +175,23 @@ class CounterStore(ABC):
     def set_poll_revealed(self, poll_id: str, *, revealed: bool) -> values.PollDefinition:
         """Reveal or hide a poll's totals, only if not so already (Conflict); bump its version; return it."""
 
+    @abstractmethod
+    def reset_poll(
+        self, poll_id: str, *, expected_version: int, actor: str, reason: str
+    ) -> values.PollDefinition:
+        """Zero a poll's votes (totals, voter count; every voter then holds none) if it is still at
+        `expected_version` and no total moved since it was read, with an audit record, in one write;
+        bump its version; VersionConflict (carrying the poll now) otherwise."""
+
+    @abstractmethod
+    def delete_poll(self, poll_id: str, *, expected_version: int, actor: str, reason: str) -> None:
+        """Remove a poll, its join code and its option counters if still at `expected_version`, with an
+        audit record, in one write; VersionConflict otherwise."""
+
+    @abstractmethod
+    def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
+        """A poll's audit records of resets and its deletion, newest first."""
+
     # ---- votes ----
 
     @abstractmethod
