@@ -128,3 +128,28 @@ def test_create_a_rating_with_hidden_results_then_reveal_them(manager, store):
     revealed = manager.post(f"{LIST}talk/control/", {"action": "reveal"}, follow=True).content.decode()
     assert "results are now revealed" in revealed and "Hide the results" in revealed
     assert store.get_poll("talk").revealed is True
+
+
+@pytest.mark.django_db
+def test_reset_and_delete_a_poll_at_the_version_shown_with_a_reason(manager, store):
+    import re
+
+    manager.post(f"{LIST}add/", {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nSalad"})
+    store.cast_vote("lunch", voter="v1", option="soup")
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    store.set_poll_closed("lunch", closed=True)  # the poll moves on after the page was shown
+    stale = manager.post(f"{LIST}lunch/reset/", {"shown": shown, "reason": "rehearsal"}, follow=True)
+    assert "Nothing was changed" in stale.content.decode() and store.get("lunch.soup").value == 1
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    done = manager.post(f"{LIST}lunch/reset/", {"shown": shown, "reason": "rehearsal"}, follow=True)
+    assert "votes were reset" in done.content.decode() and store.get("lunch.soup").value == 0
+    assert [(a.action, a.actor, a.reason, a.totals) for a in store.poll_audit("lunch")] == [
+        ("reset", "ann", "rehearsal", {"soup": 1, "salad": 0})
+    ]
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    gone = manager.post(f"{LIST}lunch/delete/", {"shown": shown, "reason": "done"}, follow=True)
+    assert gone.redirect_chain[-1] == (LIST, 302) and "Poll lunch was deleted." in gone.content.decode()
+    assert store.list_polls() == [] and store.poll_audit("lunch")[0].action == "delete"
