@@ -42,6 +42,13 @@ class ResetForm(forms.Form):
         return shown_version(self.cleaned_data["shown"], name=self.name)[1]
 
 
+class PollEditForm(ResetForm):
+    """A poll's new question (its labels come as `label-<option>` fields) at the version the page showed."""
+
+    reason = None
+    question = forms.CharField(max_length=MAX_QUESTION_LENGTH)
+
+
 class SelectedCountersForm(forms.Form):
     """Counters ticked in the list, each with the version the list showed (e.g. to export them)."""
 

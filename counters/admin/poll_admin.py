@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
 
 from counters import selectors, services
-from counters.admin.forms import OptionForm, PollClosedForm, PollCreateForm, ResetForm
+from counters.admin.forms import OptionForm, PollClosedForm, PollCreateForm, PollEditForm, ResetForm
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
 from counters.exceptions import Conflict, InvalidInput, VersionConflict
@@ -32,6 +32,7 @@ class PollAdmin(AdminPages):
             (path, "<str:poll_id>/control/", self.control_view, "control"),
             (path, "<str:poll_id>/reset/", self.reset_view, "reset"),
             (path, "<str:poll_id>/delete/", self.delete_view, "delete"),
+            (path, "<str:poll_id>/edit/", self.edit_view, "edit"),
         ]
 
     def detail_url(self, poll_id: str) -> str:
@@ -153,6 +154,33 @@ class PollAdmin(AdminPages):
                 messages.warning(request, warning)
             else:
                 messages.success(request, f"Poll {poll_id}'s votes were reset.")
+        return HttpResponseRedirect(self.detail_url(poll_id))
+
+    def edit_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """New question and labels at the version the page showed, until the first vote."""
+        if request.method != "POST":
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        self.require(self.has_change_permission(request))
+        form = PollEditForm(request.POST, name=shown_key(poll_id))
+        if not form.is_valid():
+            messages.error(request, "Give the question and a label for each option.")
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        labels = {
+            key.removeprefix("label-"): value
+            for key, value in request.POST.items()
+            if key.startswith("label-")
+        }
+        try:
+            services.poll_edit(
+                poll_id=poll_id,
+                expected_version=form.cleaned_data["shown"],
+                question=form.cleaned_data["question"],
+                labels=labels,
+            )
+        except (Conflict, InvalidInput) as exc:
+            messages.warning(request, f"Nothing was changed: {exc.detail}")
+        else:
+            messages.success(request, f"Poll {poll_id} was edited.")
         return HttpResponseRedirect(self.detail_url(poll_id))
 
     def delete_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:

@@ -8,6 +8,7 @@ from counters.services.polls import (
     poll_control,
     poll_create,
     poll_delete,
+    poll_edit,
     poll_reset,
     poll_set_closed,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "poll_control",
     "poll_create",
     "poll_delete",
+    "poll_edit",
     "poll_reset",
     "poll_set_closed",
     "view_record",

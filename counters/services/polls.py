@@ -93,3 +93,21 @@ def poll_delete(*, poll_id: str, expected_version: int, actor: str, reason: str)
         validate_slug(poll_id, what="poll id"), expected_version=expected_version, actor=actor, reason=reason
     )
     catalog.publish_catalog()
+
+
+def poll_edit(
+    *, poll_id: str, expected_version: int, question: str, labels: dict[str, str]
+) -> PollDefinition:
+    """New question and option labels, until the poll's first vote (Conflict after it) and only at the
+    version the staff member saw (VersionConflict)."""
+    checked = {
+        validate_slug(o, what="option id"): validate_option(o, label).label for o, label in labels.items()
+    }
+    poll = get_store().edit_poll(
+        validate_slug(poll_id, what="poll id"),
+        expected_version=expected_version,
+        question=validate_question(question),
+        labels=checked,
+    )
+    catalog.publish_catalog()
+    return poll

@@ -189,6 +189,13 @@ class CounterStore(ABC):
         audit record, in one write; VersionConflict otherwise."""
 
     @abstractmethod
+    def edit_poll(
+        self, poll_id: str, *, expected_version: int, question: str, labels: dict[str, str]
+    ) -> values.PollDefinition:
+        """Change the question and option labels (by option id) if the poll is at `expected_version`
+        (VersionConflict) and no option has taken a vote yet (Conflict: locked); bump its version."""
+
+    @abstractmethod
     def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
         """A poll's audit records of resets and its deletion, newest first."""
 

@@ -414,6 +414,26 @@ class MemoryCounterStore(CounterStore):
             self._voter_counts.pop(poll_id, None)
             del self._polls[poll_id]
 
+    def edit_poll(
+        self, poll_id: str, *, expected_version: int, question: str, labels: dict[str, str]
+    ) -> values.PollDefinition:
+        """New question and labels if at `expected_version` and no option counter has moved yet."""
+        with self._lock:
+            poll = self._seen_poll(poll_id, expected_version)
+            names = [option_counter_name(poll_id, o.id) for o in poll.options]
+            if any(self._counters[name].version for name in names):
+                raise Conflict("The poll has taken votes: its question and options are locked.")
+            options = tuple(replace(o, label=labels.get(o.id, o.label)) for o in poll.options)
+            poll = self._polls[poll_id] = replace(
+                poll, question=question, options=options, version=poll.version + 1
+            )
+            for option in options:
+                counter = self._counters[option_counter_name(poll_id, option.id)]
+                counter.definition = replace(
+                    counter.definition, title=option_counter_definition(poll, option).title
+                )
+            return poll
+
     def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
         """The newest `limit` audit records of a poll, newest first."""
         with self._lock:

@@ -203,6 +203,14 @@ class DynamoCounterStore(CounterStore):
             self.gateway, poll_id, expected_version=expected_version, actor=actor, reason=reason
         )
 
+    def edit_poll(
+        self, poll_id: str, *, expected_version: int, question: str, labels: dict[str, str]
+    ) -> values.PollDefinition:
+        """New question and labels at the version seen, while no option has taken a vote."""
+        return poll_resets.edit_poll(
+            self.gateway, poll_id, expected_version=expected_version, question=question, labels=labels
+        )
+
     def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
         """A poll's resets and deletion, newest first."""
         return poll_resets.poll_audit(self.gateway, poll_id, limit=limit)

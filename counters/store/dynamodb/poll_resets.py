@@ -1,11 +1,12 @@
-"""A poll's reset and deletion: each one transaction, conditional on the version staff saw, with its audit.
+"""A poll's edit, reset and deletion: each one transaction, conditional on the version staff saw.
 
 A reset sets every option's total to 0 (each conditioned on the version read, so no vote slips between
 the read and the reset unrecorded), the voter tally to 0, and bumps the poll's `resets` and `version`:
 voter records written before hold no vote from then on (values.VoterRecord.in_poll). A deletion removes
 the poll, its join code and its option counters. The audit item `PK=P#<poll>`, `SK=RESET#<time>#<id>`
 (who, why, the version seen and each option's total removed) is in the same transaction, as a counter
-reset's is.
+reset's is. An edit (question and labels) applies only while every option's total is at version 0: until
+the first vote.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
+from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollAudit, PollDefinition
 from counters.exceptions import Conflict, InvalidInput, UnknownCounter, VersionConflict
 from counters.store.dynamodb import items, polls, schema
@@ -27,6 +29,7 @@ RESET_POLL = "SET #updated = :now ADD #version :one, #resets :one"
 TOTAL_AT_VERSION = "#version = :seen AND attribute_not_exists(#shards)"
 ZERO_TOTAL = "SET #value = :zero, #updated = :now ADD #version :one"
 ZERO_TALLY = "SET #voters = :zero"
+EDIT_POLL = "SET #question = :question, #options = :options, #updated = :now ADD #version :one"
 
 
 def totals_read(table: Table, poll: PollDefinition) -> dict[str, tuple[int, int]]:
@@ -165,3 +168,62 @@ def poll_audit(table: Table, poll_id: str, *, limit: int = 50) -> list[PollAudit
         schema.poll_pk(poll_id), sk_prefix=schema.RESET_SK_PREFIX, newest_first=True, limit=limit
     )
     return [items.poll_audit_from_item(poll_id, item) for item in found]
+
+
+def edit_poll(
+    table: Table, poll_id: str, *, expected_version: int, question: str, labels: dict[str, str]
+) -> PollDefinition:
+    """Change the question and option labels if the poll is at `expected_version` and no option has
+    taken a vote yet (each total still at version 0): one transaction, titles of the counters too."""
+    poll = seen_poll(table, poll_id, expected_version)
+    edited = replace(
+        poll,
+        question=question,
+        options=tuple(replace(o, label=labels.get(o.id, o.label)) for o in poll.options),
+        version=poll.version + 1,
+    )
+    now = now_iso()
+    writes = [
+        table.update_entry(
+            schema.poll_registry_key(poll_id),
+            update=EDIT_POLL,
+            condition=POLL_AT_VERSION,
+            names={
+                "#version": schema.VERSION,
+                "#question": schema.QUESTION,
+                "#options": schema.OPTIONS,
+                "#updated": schema.UPDATED_AT,
+            },
+            values={
+                ":seen": {"N": str(poll.version)},
+                ":one": {"N": "1"},
+                ":now": {"S": now},
+                ":question": {"S": question},
+                ":options": {"L": [items.option_item(option) for option in edited.options]},
+            },
+        )
+    ]
+    writes += [unvoted_title(table, edited, option.id) for option in edited.options]
+    try:
+        failed = polls.transact(table, writes)
+    except Conflict as exc:
+        raise VersionConflict("The poll changed meanwhile; look again.", current=None) from exc
+    if failed == 0:
+        raise VersionConflict(
+            f"Poll {poll_id} changed meanwhile; look again.", current=polls.get_poll(table, poll_id)
+        )
+    if failed is not None:
+        raise Conflict("The poll has taken votes: its question and options are locked.")
+    return edited
+
+
+def unvoted_title(table: Table, poll: PollDefinition, option: str) -> dict[str, Any]:
+    """An option counter's title set anew, only while it has taken no vote."""
+    definition = option_counter_definition(poll, next(o for o in poll.options if o.id == option))
+    return table.update_entry(
+        schema.total_key(definition.name),
+        update="SET #title = :title",
+        condition="attribute_exists(#version) AND #version = :zero",
+        names={"#title": schema.TITLE, "#version": schema.VERSION},
+        values={":title": {"S": definition.title}, ":zero": {"N": "0"}},
+    )

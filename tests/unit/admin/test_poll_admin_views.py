@@ -153,3 +153,22 @@ def test_reset_and_delete_a_poll_at_the_version_shown_with_a_reason(manager, sto
     gone = manager.post(f"{LIST}lunch/delete/", {"shown": shown, "reason": "done"}, follow=True)
     assert gone.redirect_chain[-1] == (LIST, 302) and "Poll lunch was deleted." in gone.content.decode()
     assert store.list_polls() == [] and store.poll_audit("lunch")[0].action == "delete"
+
+
+@pytest.mark.django_db
+def test_edit_the_question_and_labels_until_the_first_vote(manager, store):
+    import re
+
+    manager.post(f"{LIST}add/", {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nSalad"})
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    edit = {"shown": shown, "question": "Lunch today?", "label-soup": "Tomato soup", "label-salad": "Salad"}
+    assert "was edited" in manager.post(f"{LIST}lunch/edit/", edit, follow=True).content.decode()
+    poll = store.get_poll("lunch")
+    assert (poll.question, poll.options[0].label, poll.version) == ("Lunch today?", "Tomato soup", 1)
+    store.cast_vote("lunch", voter="v1", option="soup")
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    assert 'id="edit-form"' not in page
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    late = manager.post(f"{LIST}lunch/edit/", {**edit, "shown": shown, "question": "Late?"}, follow=True)
+    assert "locked" in late.content.decode() and store.get_poll("lunch").question == "Lunch today?"

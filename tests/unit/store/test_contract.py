@@ -585,6 +585,23 @@ def test_a_poll_deleted_at_the_version_seen_leaves_only_its_audit_record(any_sto
     assert any_store.create_poll(lang_poll()).id == "lang"  # the id and code are free again
 
 
+def test_question_and_labels_are_edited_until_the_first_vote(any_store):
+    any_store.create_poll(lang_poll())
+    edited = any_store.edit_poll("lang", expected_version=0, question="Which one?", labels={"py": "Python"})
+    assert (edited.question, [o.label for o in edited.options], edited.version) == (
+        "Which one?",
+        ["Python", "GO"],
+        1,
+    )
+    assert any_store.get_poll("lang") == edited and any_store.get("lang.py").title == "Which one? — Python"
+    with pytest.raises(VersionConflict):
+        any_store.edit_poll("lang", expected_version=0, question="Stale?", labels={})
+    any_store.cast_vote("lang", voter="v1", option="go")
+    with pytest.raises(Conflict, match="locked"):
+        any_store.edit_poll("lang", expected_version=1, question="Late?", labels={})
+    assert any_store.get_poll("lang").question == "Which one?"
+
+
 def test_a_poll_for_users_refuses_anonymous_voters(any_store):
     any_store.create_poll(lang_poll(audience="users"))
     with pytest.raises(NotAllowed):
