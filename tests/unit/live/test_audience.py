@@ -107,3 +107,17 @@ async def test_a_poll_closing_on_its_timer_pushes_its_totals_to_the_audience(dem
         after = await frames_until_quiet(audience, quiet=4)
         poll = next(p for f in after if f["type"] == "catalog" for p in f["polls"] if p["id"] == POLL)
         assert poll["closed"] is True and [o["votes"] for o in poll["options"]] == [1, 0]
+
+
+async def test_a_poll_filling_its_voters_pushes_its_totals_to_the_audience(demo_store):
+    async with socket() as audience:
+        await audience.receive_json_from(timeout=10)
+        await sync_to_async(services.poll_create)(
+            poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="closed", max_voters=2
+        )
+        await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="a")
+        assert secret_numbers(await frames_until_quiet(audience)) == []
+        await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v2", option="b")
+        frames = await frames_until_quiet(audience)
+        poll = next(p for f in frames if f["type"] == "catalog" for p in f["polls"] if p["id"] == POLL)
+        assert poll["closed"] is True and [o["votes"] for o in poll["options"]] == [1, 1]
