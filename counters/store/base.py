@@ -230,6 +230,10 @@ class CounterStore(ABC):
         """Voters holding a vote in each of these polls that keep a count (others are left out)."""
 
     @abstractmethod
+    def voter_picks(self, voter: str, poll_id: str) -> frozenset[str]:
+        """The options a voter holds in a poll (every pick of a multiple-choice poll; none since a reset)."""
+
+    @abstractmethod
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """A voter's choice in each of several polls (polls without their vote are left out)."""
 

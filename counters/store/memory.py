@@ -548,6 +548,12 @@ class MemoryCounterStore(CounterStore):
             old.add(-1, now)
         return change
 
+    def voter_picks(self, voter: str, poll_id: str) -> frozenset[str]:
+        """The voter's picks, or their one option."""
+        with self._lock:
+            option = self._voters.get(poll_id, {}).get(voter)
+            return self._picks.get((poll_id, voter)) or frozenset(filter(None, [option]))
+
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """The voter's option in each poll where they hold a vote."""
         with self._lock:

@@ -246,6 +246,10 @@ class DynamoCounterStore(CounterStore):
         """A voter's choice in a poll, strongly consistent."""
         return votes.voter_record(self.gateway, poll_id, voter)
 
+    def voter_picks(self, voter: str, poll_id: str) -> frozenset[str]:
+        """The voter's record and the poll, from one consistent BatchGetItem."""
+        return votes.voter_picks(self.gateway, voter, poll_id)
+
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """A voter's choice in each of several polls (polls without a vote are left out)."""
         return votes.voter_choices(self.gateway, voter, poll_ids)

@@ -98,6 +98,17 @@ def voter_choices(table: Table, voter: str, poll_ids: list[str]) -> dict[str, st
     return choices
 
 
+def voter_picks(table: Table, voter: str, poll_id: str) -> frozenset[str]:
+    """The options a voter holds in a poll (none if the record is from before the poll's last reset)."""
+    found = table.batch_get([schema.poll_registry_key(poll_id), schema.voter_key(poll_id, voter)])
+    poll = next((items.poll_from_item(item) for item in found if items.is_poll_item(item)), None)
+    record = next((item for item in found if not items.is_poll_item(item)), None)
+    if poll is None or record is None:
+        return frozenset()
+    held = items.voter_record_from_item(record).in_poll(poll)
+    return held.picks or frozenset(filter(None, [held.option]))
+
+
 def poll_voters(table: Table, poll_id: str) -> dict[str, str]:
     """Every voter holding a vote in a poll, with their option (one Query of the poll's partition)."""
     resets = get_resets(table, poll_id)

@@ -498,6 +498,9 @@ def test_multiple_choice_adds_and_removes_one_pick_at_a_time_up_to_max_picks(any
     any_store.cast_vote("lang", voter="v2", option="go", picked=False)
     assert any_store.voter_counts(["lang"]) == {"lang": 1}
     assert any_store.voter_choices("v1", ["lang"]) == {"lang": "go"}
+    assert (
+        any_store.voter_picks("v1", "lang") == {"go", "rs"} and any_store.voter_picks("v9", "lang") == set()
+    )
     with pytest.raises(InvalidInput, match="pick"):
         any_store.cast_vote("lang", voter="v1", option="py")
 
@@ -547,6 +550,7 @@ def test_a_poll_reset_at_the_version_seen_zeroes_it_with_an_audit_record(any_sto
     assert totals(any_store) == {"py": 0, "go": 0}
     assert any_store.voter_counts(["lang"]) == {"lang": 0}
     assert any_store.voter_choices("v1", ["lang"]) == {} and any_store.poll_voters("lang") == {}
+    assert any_store.voter_picks("v1", "lang") == set()
     [audit] = any_store.poll_audit("lang")
     assert (audit.action, audit.actor, audit.reason, audit.old_version, audit.totals) == (
         "reset",
