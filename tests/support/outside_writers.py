@@ -1,0 +1,68 @@
+"""Writers nobody here wrote: the AWS CLI and a Lambda-style handler on the AWS SDK for JavaScript v3."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from counters.embedded.dynamodb_local import LocalDynamo
+from tests.support.processes import PROJECT_DIR
+
+LAMBDA = Path(__file__).with_name("usage_lambda.mjs")
+AWS = Path(sys.executable).with_name("aws")
+
+
+def writer_env(local: LocalDynamo, table: str) -> dict[str, str]:
+    """Credentials and endpoint of the session's DynamoDB Local, as any AWS tool reads them."""
+    return {
+        **os.environ,
+        "AWS_ACCESS_KEY_ID": local.access_key_id,
+        "AWS_SECRET_ACCESS_KEY": local.secret_access_key,
+        "AWS_REGION": local.region,
+        "AWS_DEFAULT_REGION": local.region,
+        "DYNAMODB_ENDPOINT_URL": local.endpoint_url,
+        "USAGE_TABLE": table,
+    }
+
+
+def aws_cli_add(local: LocalDynamo, table: str, name: str, units: int) -> int:
+    """`aws dynamodb update-item ... ADD value :n` on a counter's total; the new total."""
+    key = {"PK": {"S": f"C#{name}"}, "SK": {"S": "TOTAL"}}
+    result = subprocess.run(
+        [
+            str(AWS), "dynamodb", "update-item",
+            "--endpoint-url", local.endpoint_url,
+            "--table-name", table,
+            "--key", json.dumps(key),
+            "--update-expression", "ADD #v :n",
+            "--expression-attribute-names", json.dumps({"#v": "value"}),
+            "--expression-attribute-values", json.dumps({":n": {"N": str(units)}}),
+            "--return-values", "UPDATED_NEW",
+            "--output", "json",
+        ],
+        env=writer_env(local, table),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return int(json.loads(result.stdout)["Attributes"]["value"]["N"])
+
+
+def lambda_add(local: LocalDynamo, table: str, events: list[tuple[str, int]]) -> list[int]:
+    """Invoke the Lambda-style handler once per (counter, units), in order; the new totals."""
+    payload = json.dumps([{"counter": name, "units": units} for name, units in events])
+    result = subprocess.run(
+        [shutil.which("node") or "node", str(LAMBDA), payload],
+        cwd=PROJECT_DIR,
+        env=writer_env(local, table),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return [int(line) for line in result.stdout.split()]

@@ -1,0 +1,115 @@
+"""The stream reader on DynamoDB Local: other writers' changes published once, in order; the app's not."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from counters.domain.values import CounterDefinition
+from counters.live.coalesce import Pending, merge
+from counters.streams.lease import Lease, lease_status
+from counters.streams.reader import StreamReader
+from tests.support.outside_writers import aws_cli_add, lambda_add
+
+
+class Published:
+    """What a reader handed to the live push, in order."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple] = []
+
+    def __call__(self, updates: list[tuple]) -> None:
+        self.updates.extend(updates)
+
+
+def reader_for(store, published: Published, *, owner: str, lease_seconds: float = 10.0) -> StreamReader:
+    """A reader of the store's table stream, as `owner`."""
+    lease = Lease(store.retrying, store.table, owner=owner, seconds=lease_seconds)
+    return StreamReader(
+        client=store.retrying,
+        streams=store.streams,
+        table=store.table,
+        lease=lease,
+        publish=published,
+        read=store.get,
+    )
+
+
+def read_until(reader: StreamReader, published: Published, count: int, timeout: float = 15) -> list[tuple]:
+    """Run rounds until `count` updates were published."""
+    deadline = time.monotonic() + timeout
+    while len(published.updates) < count and time.monotonic() < deadline:
+        reader.round()
+        time.sleep(0.05)
+    return published.updates
+
+
+@pytest.fixture
+def usage(store):
+    """A registered counter another service also adds to."""
+    store.define_counter(CounterDefinition(name="api-usage", kind="views"))
+    return store
+
+
+def test_outside_adds_are_published_in_order_and_the_apps_own_writes_are_not(usage, dynamodb_local):
+    published = Published()
+    reader = reader_for(usage, published, owner="a")
+    reader.round()  # takes the lease, starts from the stream's beginning
+    own = usage.increment("api-usage", kind="views")
+    assert aws_cli_add(dynamodb_local, usage.table, "api-usage", 5) == 6
+    assert lambda_add(dynamodb_local, usage.table, [("api-usage", 2), ("api-usage", 3)]) == [8, 11]
+    updates = read_until(reader, published, 3)
+    time.sleep(0.3)
+    reader.round()
+    assert [(name, value, version) for name, value, version, _ in published.updates] == [
+        ("api-usage", 6, own.version),
+        ("api-usage", 8, own.version),
+        ("api-usage", 11, own.version),
+    ]
+    sequences = [int(update[3]) for update in updates]
+    assert sequences == sorted(set(sequences)), "each change once, in the stream's order"
+
+
+def test_the_merge_never_goes_back_below_the_apps_own_state(usage, dynamodb_local):
+    own = usage.increment("api-usage", kind="views")
+    pending: Pending = {}
+    merge(pending, [("api-usage", 20, own.version)])  # a read that is ahead of the stream
+    merge(pending, [("api-usage", 6, own.version, "000000000000000000010")])
+    assert pending["api-usage"] == (20, own.version, "")
+    merge(pending, [("api-usage", 21, own.version, "000000000000000000011")])
+    assert pending["api-usage"] == (21, own.version, "000000000000000000011")
+    merge(pending, [("api-usage", 1, own.version + 1)])  # a reset by staff: a new version
+    assert pending["api-usage"] == (1, own.version + 1, "")
+
+
+def test_a_second_reader_waits_then_takes_over_from_the_checkpoint(usage, dynamodb_local):
+    first, second = Published(), Published()
+    holder = reader_for(usage, first, owner="holder", lease_seconds=1.5)
+    standby = reader_for(usage, second, owner="standby", lease_seconds=1.5)
+    holder.round()
+    lambda_add(dynamodb_local, usage.table, [("api-usage", 1), ("api-usage", 1)])
+    read_until(holder, first, 2)
+    assert standby.round() == 0 and second.updates == [], "one reader per site"
+    assert lease_status(usage.retrying, usage.table)["owner"] == "holder"
+    # The holder dies (it stops renewing); changes keep coming.
+    lambda_add(dynamodb_local, usage.table, [("api-usage", 1), ("api-usage", 1), ("api-usage", 1)])
+    time.sleep(1.6)
+    read_until(standby, second, 3)
+    assert lease_status(usage.retrying, usage.table)["owner"] == "standby"
+    values = [update[1] for update in first.updates + second.updates]
+    assert values == [1, 2, 3, 4, 5], "none lost, none twice"
+
+
+def test_a_restarted_reader_resumes_from_its_checkpoint(usage, dynamodb_local):
+    published = Published()
+    reader = reader_for(usage, published, owner="a")
+    reader.round()
+    lambda_add(dynamodb_local, usage.table, [("api-usage", 4)])
+    read_until(reader, published, 1)
+    reader.close()  # gives the lease up
+    aws_cli_add(dynamodb_local, usage.table, "api-usage", 3)
+    again = Published()
+    restarted = reader_for(usage, again, owner="b")
+    read_until(restarted, again, 1)
+    assert [update[1] for update in again.updates] == [7]
