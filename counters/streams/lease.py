@@ -39,6 +39,7 @@ class Lease:
         self.seconds = seconds
         self._clock = clock
         self._renewed_at: float | None = None
+        self._tried_at = float("-inf")
         self.lag = 0.0  # written with each renewal, for the admin
 
     @property
@@ -48,9 +49,14 @@ class Lease:
 
     def hold(self) -> bool:
         """Take or renew the lease when due; whether this owner holds it."""
-        if self.held and self._clock() < self._renewed_at + self.seconds / 3:
+        now = self._clock()
+        if self.held and now < self._renewed_at + self.seconds / 3:
             return True
         was_held = self.held
+        # A standby asks every third of the lease, not every poll: each ask is a write.
+        if not was_held and now < self._tried_at + self.seconds / 3:
+            return False
+        self._tried_at = now
         if self._write():
             if not was_held:
                 logger.info("Stream reader %s holds the lease of table %s", self.owner, self._table)
