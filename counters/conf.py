@@ -82,6 +82,8 @@ SETTINGS: dict[str, Setting] = {
     "COUNTERS_STREAM_READER": Setting("off", lambda raw: stream_reader_mode(str(raw))),
     "COUNTERS_STREAM_POLL_SECONDS": Setting(0.25, float),
     "COUNTERS_STREAM_LEASE_SECONDS": Setting(10.0, float),
+    # Watched counters in a table without a stream: each item read (strongly consistent) this often.
+    "COUNTERS_WATCH_POLL_SECONDS": Setting(1.0, float),
 }
 
 STREAM_READER_MODES = ("off", "worker")
@@ -293,3 +295,8 @@ def stream_poll_seconds() -> float:
 def stream_lease_seconds() -> float:
     """Seconds the stream's lease lasts unless renewed: how soon another worker takes over a dead reader."""
     return max(value("COUNTERS_STREAM_LEASE_SECONDS"), 1.0)
+
+
+def watch_poll_seconds() -> float:
+    """Seconds between two strongly consistent reads of each watched item whose table has no stream."""
+    return max(value("COUNTERS_WATCH_POLL_SECONDS"), 0.1)

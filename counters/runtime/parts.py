@@ -73,6 +73,8 @@ PARTS: dict[str, Part] = {
     "stream_reader": Part(
         "counters.streams.worker.StreamWorker.for_runtime",
         needs=("store",),
-        settings=frozenset({"COUNTERS_STREAM_POLL_SECONDS", "COUNTERS_STREAM_LEASE_SECONDS"}),
+        settings=frozenset(
+            {"COUNTERS_STREAM_POLL_SECONDS", "COUNTERS_STREAM_LEASE_SECONDS", "COUNTERS_WATCH_POLL_SECONDS"}
+        ),
     ),
 }

@@ -24,12 +24,12 @@ class Checkpoint:
 
 
 class Checkpoints:
-    """The checkpoints of one stream (its label names it), in partition `STREAM#<label>` of the table."""
+    """One stream's checkpoints, in partition `STREAM#<table read>#<stream label>` of our table."""
 
-    def __init__(self, client: Any, table: str, stream_label: str) -> None:
+    def __init__(self, client: Any, table: str, stream_label: str, *, stream_of: str | None = None) -> None:
         self._client = client
         self._table = table
-        self._pk = {"S": f"STREAM#{stream_label}"}
+        self._pk = {"S": f"STREAM#{stream_of or table}#{stream_label}"}
 
     def load(self) -> dict[str, Checkpoint]:
         """Every shard's checkpoint (one Query)."""

@@ -19,7 +19,12 @@ from counters.store.dynamodb import schema
 
 logger = logging.getLogger(__name__)
 
-LEASE_KEY = {schema.PK: {"S": "STREAM"}, schema.SK: {"S": "LEASE"}}
+
+
+def lease_key(stream_of: str) -> dict:
+    """The lease item of the stream of table `stream_of` (ours, or a watched one)."""
+    return {schema.PK: {"S": "STREAM"}, schema.SK: {"S": f"LEASE#{stream_of}"}}
+
 OWNER = "owner"
 UNTIL_MS = "until_ms"
 LAG_MS = "lag_ms"
@@ -31,10 +36,19 @@ class Lease:
     """The stream's lease as one owner sees it."""
 
     def __init__(
-        self, client: Any, table: str, *, owner: str, seconds: float, clock: Callable[[], float] = time.time
+        self,
+        client: Any,
+        table: str,
+        *,
+        owner: str,
+        seconds: float,
+        stream_of: str | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        # The lease item lives in our `table`; it is for the stream of `stream_of` (default: that table).
         self._client = client
         self._table = table
+        self._key = lease_key(stream_of or table)
         self.owner = owner
         self.seconds = seconds
         self._clock = clock
@@ -71,7 +85,7 @@ class Lease:
         try:
             self._client.delete_item(
                 TableName=self._table,
-                Key=LEASE_KEY,
+                Key=self._key,
                 ConditionExpression="#owner = :me",
                 ExpressionAttributeNames={"#owner": OWNER},
                 ExpressionAttributeValues={":me": {"S": self.owner}},
@@ -82,7 +96,7 @@ class Lease:
     def _write(self) -> bool:
         now = self._clock()
         item = {
-            **LEASE_KEY,
+            **self._key,
             OWNER: {"S": self.owner},
             UNTIL_MS: {"N": str(int((now + self.seconds) * 1000))},
             LAG_MS: {"N": str(int(self.lag * 1000))},
@@ -110,9 +124,12 @@ class Lease:
         return True
 
 
-def lease_status(client: Any, table: str, *, clock: Callable[[], float] = time.time) -> dict | None:
+def lease_status(
+    client: Any, table: str, *, stream_of: str | None = None, clock: Callable[[], float] = time.time
+) -> dict | None:
     """Who reads the stream, until when, and its lag as last reported (None: nobody holds the lease)."""
-    item = client.get_item(TableName=table, Key=LEASE_KEY, ConsistentRead=True).get("Item")
+    key = lease_key(stream_of or table)
+    item = client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
     if not item:
         return None
     until = int(item[UNTIL_MS]["N"]) / 1000

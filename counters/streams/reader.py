@@ -18,7 +18,6 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from counters.domain.values import CounterState
 from counters.streams import records
 from counters.streams.checkpoints import Checkpoint, Checkpoints
 from counters.streams.lease import Lease
@@ -32,8 +31,6 @@ SHARDS_REFRESH_SECONDS = 10.0
 LAG_LOG_SECONDS = 60.0
 LAG_WARNING_SECONDS = 10.0
 
-Publish = Callable[[list[tuple]], None]
-
 
 class StreamReader:
     """Reads one table's stream when its lease is ours."""
@@ -45,17 +42,18 @@ class StreamReader:
         streams: Any,
         table: str,
         lease: Lease,
-        publish: Publish,
-        read: Callable[[str], CounterState],
+        handle: Callable[[list[dict[str, Any]]], None],
+        source: str | None = None,
         observe: Callable[[str, float], None] = lambda result, value: None,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        # The lease and checkpoints live in our `table`; the stream read is `source`'s (default: ours).
         self._client = client
         self._streams = streams
         self._table = table
+        self.source = source or table
         self.lease = lease
-        self._publish = publish
-        self._read = read
+        self.handle = handle  # what a batch means (changes.py, watched.py)
         self._observe = observe
         self._clock = clock
         self._arn: str | None = None
@@ -90,11 +88,12 @@ class StreamReader:
 
     def _start(self) -> None:
         """Find the stream, load its checkpoints (a new holder goes on from them)."""
-        table = self._client.describe_table(TableName=self._table)["Table"]
+        table = self._client.describe_table(TableName=self.source)["Table"]
         if not table.get("LatestStreamArn") or not table.get("StreamSpecification", {}).get("StreamEnabled"):
-            raise RuntimeError(f"Table {self._table} has no stream; run `manage.py counters_init`.")
+            raise RuntimeError(f"Table {self.source} has no stream; run `manage.py counters_init`.")
         self._arn = table["LatestStreamArn"]
-        self._checkpoints = Checkpoints(self._client, self._table, table["LatestStreamLabel"])
+        label = table["LatestStreamLabel"]
+        self._checkpoints = Checkpoints(self._client, self._table, label, stream_of=self.source)
         self._positions = self._checkpoints.load()
         self._done = {shard for shard, checkpoint in self._positions.items() if checkpoint.done}
         self._listed_at = float("-inf")
@@ -112,7 +111,7 @@ class StreamReader:
         lag = self._lag(shard, batch)
         if len(batch) < BATCH_LIMIT:
             self._caught_up_at[shard.id] = asked_at
-        self._handle(batch)
+        self.handle(batch)
         following = answer.get("NextShardIterator")
         position = self._positions.get(shard.id, Checkpoint())
         if batch:
@@ -126,7 +125,7 @@ class StreamReader:
             self._iterators[shard.id] = following
         # The reader's own lease and checkpoint writes are in the stream too: saving after reading only
         # those would write a checkpoint each round for ever.
-        if position.done or any(not records.is_bookkeeping(record) for record in batch):
+        if position.done or any(not self._bookkeeping(record) for record in batch):
             self._checkpoints.save(shard.id, position)
             self._positions[shard.id] = position
         return len(batch), max(lag, 0.0)
@@ -163,29 +162,9 @@ class StreamReader:
             request |= {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": sequence}
         return self._streams.get_shard_iterator(**request)["ShardIterator"]
 
-    def _handle(self, batch: list[dict[str, Any]]) -> None:
-        """Publish the new totals other writers made."""
-        updates, own = [], 0
-        for record in batch:
-            if records.is_bookkeeping(record):
-                continue
-            change = records.outside_change(record)
-            if change is None:
-                own += 1
-                continue
-            updates.append(self._update(change))
-        if updates:
-            self._publish(updates)
-            self._observe("pushed", len(updates))
-        if own:
-            self._observe("own", own)
-
-    def _update(self, change: records.Change) -> tuple:
-        """(name, value, version, sequence); a hot counter's total is read, as its shards hold the rest."""
-        if not change.hot:
-            return (change.name, change.value, change.version, change.sequence)
-        state = self._read(change.name)
-        return (state.name, state.value, state.version, change.sequence)
+    def _bookkeeping(self, record: dict[str, Any]) -> bool:
+        """Whether a record is of this reader's own lease or checkpoints (only in our own table)."""
+        return self.source == self._table and records.is_bookkeeping(record)
 
     def _report_lag(self, lag: float) -> None:
         """Keep the lag for the lease item (the admin) and the metrics; log it now and then."""
@@ -194,5 +173,5 @@ class StreamReader:
         now = self._clock()
         if lag > LAG_WARNING_SECONDS or now - self._lag_logged_at > LAG_LOG_SECONDS:
             level = logging.WARNING if lag > LAG_WARNING_SECONDS else logging.INFO
-            logger.log(level, "Stream of table %s: lag %.1f s (oldest unread change)", self._table, lag)
+            logger.log(level, "Stream of table %s: lag %.1f s (oldest unread change)", self.source, lag)
             self._lag_logged_at = now

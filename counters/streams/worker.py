@@ -16,8 +16,8 @@ import uuid
 from counters import conf
 from counters.metrics import metrics
 from counters.runtime import runtime
-from counters.streams.lease import Lease
-from counters.streams.reader import BATCH_LIMIT, StreamReader
+from counters.streams.reader import BATCH_LIMIT
+from counters.streams.site import SiteStreams
 
 logger = logging.getLogger(__name__)
 
@@ -30,15 +30,13 @@ def owner_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def build_reader(process: object) -> StreamReader | None:
-    """A reader of the runtime store's table stream, publishing through its broadcaster (None: no stream)."""
+def build_reader(process: object) -> SiteStreams | None:
+    """The readers of the runtime store's streams, publishing through its broadcaster (None: no stream)."""
     store = process.part("store")
-    streams = getattr(store, "streams", None)
-    if streams is None:
+    if getattr(store, "streams", None) is None:
         logger.warning("The counter store %s has no stream to read", type(store).__name__)
         return None
     found = metrics()
-    lease = Lease(store.retrying, store.table, owner=owner_name(), seconds=conf.stream_lease_seconds())
 
     def observe(result: str, value: float) -> None:
         if result == "lag":
@@ -46,13 +44,14 @@ def build_reader(process: object) -> StreamReader | None:
         else:
             found.stream_changes.labels(result).inc(value)
 
-    return StreamReader(
-        client=store.retrying,
-        streams=streams,
-        table=store.table,
-        lease=lease,
-        publish=process.part("broadcaster").publish_updates,
-        read=store.get,
+    broadcaster = process.part("broadcaster")
+    return SiteStreams(
+        store,
+        owner=owner_name(),
+        lease_seconds=conf.stream_lease_seconds(),
+        poll_seconds=conf.watch_poll_seconds(),
+        publish_updates=broadcaster.publish_updates,
+        publish_states=broadcaster.publish,
         observe=observe,
     )
 
@@ -60,7 +59,7 @@ def build_reader(process: object) -> StreamReader | None:
 class StreamWorker:
     """The reader's thread; started once, stopped (and its lease given up) with the runtime."""
 
-    def __init__(self, reader: StreamReader | None, *, poll_seconds: float) -> None:
+    def __init__(self, reader: SiteStreams | None, *, poll_seconds: float) -> None:
         self.reader = reader
         self._poll = poll_seconds
         self._stop = threading.Event()

@@ -49,6 +49,13 @@ COUNTED = "counted"
 BOT_VIEWS = "bot_views"
 # A day's salt for the visitors' keyed hashes (binary).
 SALT = "salt"
+# A watched counter's total item mirrors a number in another table (counters/store/dynamodb/watched.py):
+# that table, the item's key (JSON of its DynamoDB key) and the attribute; the last stream change mirrored.
+WATCH_TABLE = "watch_table"
+WATCH_KEY = "watch_key"
+WATCH_ATTRIBUTE = "watch_attribute"
+WATCH_SEQUENCE = "watch_sequence"
+WATCHED_PK = "WATCHED"
 
 COUNTER_PK_PREFIX = "C#"
 HISTORY_PK_PREFIX = "H#"

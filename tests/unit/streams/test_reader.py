@@ -8,6 +8,7 @@ import pytest
 
 from counters.domain.values import CounterDefinition
 from counters.live.coalesce import Pending, merge
+from counters.streams.changes import OutsideChanges
 from counters.streams.lease import Lease, lease_status
 from counters.streams.reader import StreamReader
 from tests.support.outside_writers import aws_cli_add, lambda_add
@@ -31,8 +32,7 @@ def reader_for(store, published: Published, *, owner: str, lease_seconds: float 
         streams=store.streams,
         table=store.table,
         lease=lease,
-        publish=published,
-        read=store.get,
+        handle=OutsideChanges(publish=published, read=store.get),
     )
 
 

@@ -1,0 +1,114 @@
+"""A counter that lives in another table: shown, followed live (its stream, or polls), reset by staff."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import boto3
+import pytest
+
+from counters import selectors, services
+from counters.exceptions import Conflict
+from counters.services.watched import counter_watch
+from counters.streams.site import SiteStreams
+
+KEY = {"pk": {"S": "user#42"}}
+
+
+class Published:
+    def __init__(self) -> None:
+        self.states = []
+
+    def __call__(self, states) -> None:
+        self.states.extend(states)
+
+
+def other_table(dynamodb_local, *, stream: bool) -> tuple[object, str]:
+    """Another service's table (its own key schema), holding one usage item at 7."""
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=dynamodb_local.endpoint_url,
+        region_name=dynamodb_local.region,
+        aws_access_key_id=dynamodb_local.access_key_id,
+        aws_secret_access_key=dynamodb_local.secret_access_key,
+    )
+    name = f"billing-{uuid.uuid4().hex[:8]}"
+    extra = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}} if stream else {}
+    client.create_table(
+        TableName=name,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+        **extra,
+    )
+    client.put_item(TableName=name, Item={**KEY, "units": {"N": "7"}})
+    return client, name
+
+
+def add_units(client, table: str, units: int) -> None:
+    """The other service's own write: ADD units :n."""
+    client.update_item(
+        TableName=table,
+        Key=KEY,
+        UpdateExpression="ADD units :n",
+        ExpressionAttributeValues={":n": {"N": str(units)}},
+    )
+
+
+def site_streams(store, published: Published) -> SiteStreams:
+    return SiteStreams(
+        store,
+        owner="test",
+        lease_seconds=10,
+        poll_seconds=0.2,
+        publish_updates=lambda updates: None,
+        publish_states=published,
+        observe=lambda result, value: None,
+    )
+
+
+def run_until(streams: SiteStreams, published: Published, value: int, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        streams.round()
+        if published.states and published.states[-1].value == value:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"never published {value}: {published.states}")
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "polled"])
+def test_a_watched_item_shows_moves_live_and_resets(store, dynamodb_local, stream):
+    client, table = other_table(dynamodb_local, stream=stream)
+    state = counter_watch(name="api-units", table=table, key=KEY, attribute="units", title="API units")
+    assert state.value == 7
+    assert {c.name: c.value for c in selectors.counter_list()}["api-units"] == 7
+
+    published = Published()
+    streams = site_streams(store, published)
+    streams.round()
+    add_units(client, table, 5)
+    run_until(streams, published, 12)
+    shown = store.get("api-units")
+    assert (shown.value, published.states[-1].version) == (12, shown.version)
+
+    services.counter_reset(name="api-units", expected_version=shown.version, actor="ann", reason="new month")
+    item = client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"]
+    assert item == {**KEY, "units": {"N": "0"}}, "only the attribute changed there"
+    assert client.scan(TableName=table)["Count"] == 1, "nothing else written to that table"
+    assert store.get("api-units").value == 0
+    assert [(r.actor, r.old_value) for r in store.reset_history("api-units")] == [("ann", 12)]
+    add_units(client, table, 3)
+    run_until(streams, published, 3)
+    streams.close()
+
+
+def test_a_reset_refused_when_the_other_table_moved_on(store, dynamodb_local):
+    client, table = other_table(dynamodb_local, stream=False)
+    state = counter_watch(name="api-units", table=table, key=KEY, attribute="units")
+    add_units(client, table, 1)  # not mirrored yet
+    with pytest.raises(Conflict):
+        services.counter_reset(name="api-units", expected_version=state.version, actor="ann", reason="x")
+    assert client.get_item(TableName=table, Key=KEY)["Item"]["units"] == {"N": "8"}
+
