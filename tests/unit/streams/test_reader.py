@@ -113,3 +113,21 @@ def test_a_restarted_reader_resumes_from_its_checkpoint(usage, dynamodb_local):
     restarted = reader_for(usage, again, owner="b")
     read_until(restarted, again, 1)
     assert [update[1] for update in again.updates] == [7]
+
+
+def test_the_lag_is_reported_to_the_metrics_the_log_and_the_lease(usage, dynamodb_local, caplog):
+    observed: dict[str, float] = {}
+    lease = Lease(usage.retrying, usage.table, owner="a", seconds=10)
+    reader = StreamReader(
+        client=usage.retrying,
+        streams=usage.streams,
+        table=usage.table,
+        lease=lease,
+        handle=OutsideChanges(publish=Published(), read=usage.get),
+        observe=lambda result, value: observed.__setitem__(result, value),
+    )
+    with caplog.at_level("INFO", logger="counters.streams.reader"):
+        reader.round()
+    assert "lag" in observed and observed["lag"] >= 0
+    assert any("(oldest unread change)" in message for message in caplog.messages)
+    assert lease.lag == observed["lag"]
