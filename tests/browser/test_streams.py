@@ -7,8 +7,9 @@ import time
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
-from tests.support.browser import axe_violations, launch
-from tests.support.outside_writers import aws_cli_add, lambda_add
+from counters.services.watched import counter_watch
+from tests.support.browser import admin_login, axe_violations, create_superuser, launch
+from tests.support.outside_writers import KEY, add_units, aws_cli_add, lambda_add, other_table
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 
@@ -70,5 +71,43 @@ def test_outside_writers_show_live_and_the_apps_own_views_once(demo_store, dynam
             assert page.evaluate("window.applied.length") == len(applied)
             assert axe_violations(page) == []
             assert errors == []
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_a_watched_item_in_another_table_shows_live_and_staff_reset_it(demo_store, dynamodb_local, tmp_path):
+    client, table = other_table(dynamodb_local, stream=True)
+    counter_watch(name="api-units", table=table, key=KEY, attribute="units", title="API units")
+    env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_STREAM_READER="worker")
+    site = SiteProcess(env=env, log_path=tmp_path / "site.log")
+    site.migrate()
+    create_superuser(env, username="staff", password="a-long-passphrase-1")
+    with site, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = browser.new_page(viewport={"width": 1100, "height": 1400})
+            page.goto(f"{site.url}/")
+            page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
+            wait_shows(page, "api-units", 7)
+            add_units(client, table, 5)  # the other service, in its own table
+            print(f"the other table's ADD shown after {wait_shows(page, 'api-units', 12):.2f}s")
+
+            admin = browser.new_page()
+            admin_login(admin, site.url, username="staff", password="a-long-passphrase-1")
+            admin.goto(f"{site.url}/admin/counters/counter/api-units/")
+            admin.fill("#id_reason", "new month")
+            admin.click("#reset-submit")
+            admin.click("#reset-confirm")
+            assert "Reset api-units from 12" in admin.inner_text(".messagelist")
+            assert "new month" in admin.inner_text("#reset-history")
+            wait_shows(page, "api-units", 0)
+            assert client.get_item(TableName=table, Key=KEY, ConsistentRead=True)["Item"] == {
+                **KEY,
+                "units": {"N": "0"},
+            }
+            add_units(client, table, 2)
+            wait_shows(page, "api-units", 2)
         finally:
             browser.close()

@@ -7,7 +7,10 @@ import os
 import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+
+import boto3
 
 from counters.embedded.dynamodb_local import LocalDynamo
 from tests.support.processes import PROJECT_DIR
@@ -66,3 +69,39 @@ def lambda_add(local: LocalDynamo, table: str, events: list[tuple[str, int]]) ->
         check=True,
     )
     return [int(line) for line in result.stdout.split()]
+
+
+# Another service's table, with a key schema of its own, for watched counters.
+KEY = {"pk": {"S": "user#42"}}
+
+
+def other_table(dynamodb_local, *, stream: bool) -> tuple[object, str]:
+    """Another service's table (its own key schema), holding one usage item at 7."""
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=dynamodb_local.endpoint_url,
+        region_name=dynamodb_local.region,
+        aws_access_key_id=dynamodb_local.access_key_id,
+        aws_secret_access_key=dynamodb_local.secret_access_key,
+    )
+    name = f"billing-{uuid.uuid4().hex[:8]}"
+    extra = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}} if stream else {}
+    client.create_table(
+        TableName=name,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        BillingMode="PAY_PER_REQUEST",
+        **extra,
+    )
+    client.put_item(TableName=name, Item={**KEY, "units": {"N": "7"}})
+    return client, name
+
+
+def add_units(client, table: str, units: int) -> None:
+    """The other service's own write: ADD units :n."""
+    client.update_item(
+        TableName=table,
+        Key=KEY,
+        UpdateExpression="ADD units :n",
+        ExpressionAttributeValues={":n": {"N": str(units)}},
+    )

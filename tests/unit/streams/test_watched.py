@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import time
-import uuid
 
-import boto3
 import pytest
 
 from counters import selectors, services
 from counters.exceptions import Conflict
 from counters.services.watched import counter_watch
 from counters.streams.site import SiteStreams
-
-KEY = {"pk": {"S": "user#42"}}
+from tests.support.outside_writers import KEY, add_units, other_table
 
 
 class Published:
@@ -22,38 +19,6 @@ class Published:
 
     def __call__(self, states) -> None:
         self.states.extend(states)
-
-
-def other_table(dynamodb_local, *, stream: bool) -> tuple[object, str]:
-    """Another service's table (its own key schema), holding one usage item at 7."""
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=dynamodb_local.endpoint_url,
-        region_name=dynamodb_local.region,
-        aws_access_key_id=dynamodb_local.access_key_id,
-        aws_secret_access_key=dynamodb_local.secret_access_key,
-    )
-    name = f"billing-{uuid.uuid4().hex[:8]}"
-    extra = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}} if stream else {}
-    client.create_table(
-        TableName=name,
-        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
-        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-        BillingMode="PAY_PER_REQUEST",
-        **extra,
-    )
-    client.put_item(TableName=name, Item={**KEY, "units": {"N": "7"}})
-    return client, name
-
-
-def add_units(client, table: str, units: int) -> None:
-    """The other service's own write: ADD units :n."""
-    client.update_item(
-        TableName=table,
-        Key=KEY,
-        UpdateExpression="ADD units :n",
-        ExpressionAttributeValues={":n": {"N": str(units)}},
-    )
 
 
 def site_streams(store, published: Published) -> SiteStreams:
