@@ -20,17 +20,21 @@ def sequence_key(sequence: str) -> tuple[int, str]:
 def is_newer(candidate: tuple[int, int, str], held: tuple[int, int, str]) -> bool:
     """Whether (value, version, sequence) `candidate` is a later state than `held`.
 
-    A higher version wins. At one version, only the stream's order counts: a change it carries comes
-    after the app's own write or a read at that version, unless it would show less than that state
-    (a stream running behind a read: its older changes are not shown; the one that caught up is).
+    A higher version wins. At one version, two changes read from the stream keep the stream's order.
+    A state without a sequence (the app's own write, a read) and one from the stream are ordered by
+    value: a stream running behind a read brings older changes, which show less; a read made after a
+    stream change (a page that reconnects) shows more. Another writer's decrement at that version
+    therefore shows once the stream or the next version carries it past what the page holds.
     """
     value, version, sequence = candidate
     held_value, held_version, held_sequence = held
     if version != held_version:
         return version > held_version
-    if sequence_key(sequence) <= sequence_key(held_sequence):
-        return False
-    return bool(held_sequence) or value >= held_value
+    if sequence and held_sequence:
+        return sequence_key(sequence) > sequence_key(held_sequence)
+    if sequence:
+        return value >= held_value
+    return bool(held_sequence) and value > held_value
 
 
 def merge(pending: Pending, updates: Iterable[Update]) -> None:

@@ -63,9 +63,10 @@
   var beatMs = 0; // the server's heartbeat, from its snapshot; 0: it sends none (an older server)
   var lastHeard = 0; // when the open socket last said anything, after its snapshot (0: no snapshot yet)
 
-  /* Changes read from the table's stream (another service's `ADD`) carry `seq`, its order at one
-   * version; a higher version wins, then the stream's order; a stream change that would show less than
-   * the app's own state at its version is an older one arriving late (the server's merge is the same). */
+  /* Changes read from the table's stream (another service's `ADD`) carry `seq`, their order at one
+   * version. A higher version wins; two stream changes keep the stream's order; a stream change and a
+   * state without `seq` (the app's own write, a snapshot) are ordered by value, so a stream running
+   * behind never takes a total back. The server merges by the same rule (counters/live/coalesce.py). */
   function seqKey(seq) {
     seq = seq || "";
     return ("0000000000" + seq.length).slice(-10) + seq;
@@ -73,8 +74,9 @@
 
   function isNewer(candidate, held) {
     if (candidate.version !== held.version) return candidate.version > held.version;
-    if (seqKey(candidate.seq) <= seqKey(held.seq)) return false;
-    return Boolean(held.seq) || candidate.value >= held.value;
+    if (candidate.seq && held.seq) return seqKey(candidate.seq) > seqKey(held.seq);
+    if (candidate.seq) return candidate.value >= held.value;
+    return Boolean(held.seq) && candidate.value > held.value;
   }
 
   function format(value) {

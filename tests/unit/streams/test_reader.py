@@ -71,7 +71,7 @@ def test_outside_adds_are_published_in_order_and_the_apps_own_writes_are_not(usa
     assert sequences == sorted(set(sequences)), "each change once, in the stream's order"
 
 
-def test_the_merge_never_goes_back_below_the_apps_own_state(usage, dynamodb_local):
+def test_the_merge_never_goes_back_and_a_later_read_catches_up(usage, dynamodb_local):
     own = usage.increment("api-usage", kind="views")
     pending: Pending = {}
     merge(pending, [("api-usage", 20, own.version)])  # a read that is ahead of the stream
@@ -79,6 +79,10 @@ def test_the_merge_never_goes_back_below_the_apps_own_state(usage, dynamodb_loca
     assert pending["api-usage"] == (20, own.version, "")
     merge(pending, [("api-usage", 21, own.version, "000000000000000000011")])
     assert pending["api-usage"] == (21, own.version, "000000000000000000011")
+    merge(pending, [("api-usage", 20, own.version)])  # an older read: not a later state
+    assert pending["api-usage"] == (21, own.version, "000000000000000000011")
+    merge(pending, [("api-usage", 25, own.version)])  # a read after changes this page missed
+    assert pending["api-usage"] == (25, own.version, "")
     merge(pending, [("api-usage", 1, own.version + 1)])  # a reset by staff: a new version
     assert pending["api-usage"] == (1, own.version + 1, "")
 
@@ -131,3 +135,15 @@ def test_the_lag_is_reported_to_the_metrics_the_log_and_the_lease(usage, dynamod
     assert "lag" in observed and observed["lag"] >= 0
     assert any("(oldest unread change)" in message for message in caplog.messages)
     assert lease.lag == observed["lag"]
+
+
+def test_an_outside_add_to_a_hot_counter_publishes_its_summed_total(usage, dynamodb_local):
+    usage.make_hot("api-usage", shards=2)
+    usage.increment("api-usage", kind="views")  # lands on a shard
+    published = Published()
+    reader = reader_for(usage, published, owner="a")
+    reader.round()
+    aws_cli_add(dynamodb_local, usage.table, "api-usage", 5)  # the other service writes the total item
+    (update,) = read_until(reader, published, 1)
+    total = usage.get("api-usage")
+    assert update[:3] == ("api-usage", total.value, total.version) and total.value == 6
