@@ -4,52 +4,12 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
-from counters.domain.values import CounterDefinition
 from counters.live.coalesce import Pending, merge
 from counters.streams.changes import OutsideChanges
 from counters.streams.lease import Lease, lease_status
 from counters.streams.reader import StreamReader
 from tests.support.outside_writers import aws_cli_add, lambda_add
-
-
-class Published:
-    """What a reader handed to the live push, in order."""
-
-    def __init__(self) -> None:
-        self.updates: list[tuple] = []
-
-    def __call__(self, updates: list[tuple]) -> None:
-        self.updates.extend(updates)
-
-
-def reader_for(store, published: Published, *, owner: str, lease_seconds: float = 10.0) -> StreamReader:
-    """A reader of the store's table stream, as `owner`."""
-    lease = Lease(store.retrying, store.table, owner=owner, seconds=lease_seconds)
-    return StreamReader(
-        client=store.retrying,
-        streams=store.streams,
-        table=store.table,
-        lease=lease,
-        handle=OutsideChanges(publish=published, read=store.get),
-    )
-
-
-def read_until(reader: StreamReader, published: Published, count: int, timeout: float = 15) -> list[tuple]:
-    """Run rounds until `count` updates were published."""
-    deadline = time.monotonic() + timeout
-    while len(published.updates) < count and time.monotonic() < deadline:
-        reader.round()
-        time.sleep(0.05)
-    return published.updates
-
-
-@pytest.fixture
-def usage(store):
-    """A registered counter another service also adds to."""
-    store.define_counter(CounterDefinition(name="api-usage", kind="views"))
-    return store
+from tests.unit.streams.conftest import Published, read_until, reader_for
 
 
 def test_outside_adds_are_published_in_order_and_the_apps_own_writes_are_not(usage, dynamodb_local):
