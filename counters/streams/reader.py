@@ -65,6 +65,7 @@ class StreamReader:
         self._iterators: dict[str, str] = {}
         self._lag_logged_at = float("-inf")
         self._caught_up_at: dict[str, float] = {}  # per shard: when a read last reached its end
+        self._started = False  # the first round after taking the lease catches up: its lag is history
 
     def round(self) -> int:
         """Read one batch from each readable shard if the lease is ours; how many records were read."""
@@ -80,6 +81,7 @@ class StreamReader:
             count, shard_lag = self._read_shard(shard)
             read, lag = read + count, max(lag, shard_lag)
         self._report_lag(lag)
+        self._started = True
         return read
 
     def close(self) -> None:
@@ -101,6 +103,7 @@ class StreamReader:
     def _forget(self) -> None:
         """Not the holder (any more): another reader goes on; start afresh if the lease comes back."""
         self._arn = None
+        self._started = False
         self._iterators.clear()
 
     def _read_shard(self, shard: Shard) -> tuple[int, float]:
@@ -171,7 +174,8 @@ class StreamReader:
         self.lease.lag = lag
         self._observe("lag", lag)
         now = self._clock()
-        if lag > LAG_WARNING_SECONDS or now - self._lag_logged_at > LAG_LOG_SECONDS:
-            level = logging.WARNING if lag > LAG_WARNING_SECONDS else logging.INFO
+        behind = lag > LAG_WARNING_SECONDS and self._started
+        if behind or now - self._lag_logged_at > LAG_LOG_SECONDS:
+            level = logging.WARNING if behind else logging.INFO
             logger.log(level, "Stream of table %s: lag %.1f s (oldest unread change)", self.source, lag)
             self._lag_logged_at = now
