@@ -93,7 +93,7 @@ def stream_reader_mode(raw: str) -> str:
     """`off` or `worker`."""
     mode = raw.strip().lower()
     if mode not in STREAM_READER_MODES:
-        raise ImproperlyConfigured(f"COUNTERS_STREAM_READER must be one of {', '.join(STREAM_READER_MODES)}.")
+        raise ValueError(f"it must be one of {', '.join(STREAM_READER_MODES)}")
     return mode
 
 
