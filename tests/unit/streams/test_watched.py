@@ -7,7 +7,7 @@ import time
 import pytest
 
 from counters import selectors, services
-from counters.exceptions import Conflict
+from counters.exceptions import Conflict, UnknownCounter
 from counters.services.watched import counter_watch
 from counters.streams.site import SiteStreams
 from tests.support.outside_writers import KEY, add_units, other_table
@@ -77,3 +77,12 @@ def test_a_reset_refused_when_the_other_table_moved_on(store, dynamodb_local):
         services.counter_reset(name="api-units", expected_version=state.version, actor="ann", reason="x")
     assert client.get_item(TableName=table, Key=KEY)["Item"]["units"] == {"N": "8"}
 
+
+def test_a_watched_counter_is_in_the_api_and_counted_only_by_its_own_table(store, dynamodb_local, client):
+    _, table = other_table(dynamodb_local, stream=False)
+    counter_watch(name="api-units", table=table, key=KEY, attribute="units", title="API units")
+    answer = client.get("/api/counters/api-units").json()
+    assert (answer["name"], answer["value"], answer["title"]) == ("api-units", 7, "API units")
+    with pytest.raises(UnknownCounter):
+        store.increment("api-units", kind="views")
+    assert store.get("api-units").value == 7
