@@ -19,7 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from counters.domain.names import SITE_VISITORS
+from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.domain.visitors import Client, VisitDay, new_salt, site_visitor_id, visit_day, visitor_id
 from counters.exceptions import CounterError
 from counters.live.tallies import publish_visitors
@@ -109,7 +109,12 @@ class VisitorBook:
         except CounterError as exc:
             return not_yet(name, exc)
         first = self._count(name, visitor_id(salt, client, name), day)
-        site = self._count(SITE_VISITORS, site_visitor_id(salt, client), day)
+        # Loads of the dashboard are not traffic of the site: its visitors are not the site's.
+        site = (
+            self._count(SITE_VISITORS, site_visitor_id(salt, client), day)
+            if name != DASHBOARD_COUNTER
+            else False
+        )
         risen = [counted for counted, new in ((name, first), (SITE_VISITORS, site)) if new]
         if risen:
             publish_visitors(risen)
