@@ -128,7 +128,7 @@ def assert_accessible(page, what: str) -> None:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_an_open_dashboard_follows_visitors_dashboards_and_bots(board, browser, size):
-    store, site, _ = board
+    _, site, _ = board
     page = open_dashboard(browser, site.url, size=size)
     expect(page.locator('.stat [data-viewing="dashboard"]')).to_have_text("1")
     before = headline(page)
@@ -146,7 +146,8 @@ def test_an_open_dashboard_follows_visitors_dashboards_and_bots(board, browser, 
         "data-value", str(before["docs visitors"] + 3), timeout=PUSH_MS
     )
     expect(page.locator('[data-stat="bots"]')).to_have_attribute("data-value", str(before["bots"] + 1))
-    expect(page.locator('[data-today-of="docs"]')).to_have_attribute("data-value", str(before["docs today"] + 6))
+    docs_today = page.locator('[data-today-of="docs"]')
+    expect(docs_today).to_have_attribute("data-value", str(before["docs today"] + 6))
     expect(page.locator('[data-stat="views-today"]')).to_have_attribute(
         "data-value", str(before["views today"] + 7)
     )
@@ -175,9 +176,10 @@ def test_rows_re_sort_but_never_under_the_pointer_or_focus(board, browser):
     last = first[-1]
     lead = number(page, f'[data-today-of="{first[0]}"]')
     page.hover(f'tr[data-row="{first[1]}"] th')
-    for i in range(lead + 1 - number(page, f'[data-today-of="{last}"]')):
+    for _ in range(lead + 1 - number(page, f'[data-today-of="{last}"]')):
         visit(site.url, last, "198.51.100.7")
-    expect(page.locator(f'[data-today-of="{last}"]')).to_have_attribute("data-value", str(lead + 1), timeout=PUSH_MS)
+    climber = page.locator(f'[data-today-of="{last}"]')
+    expect(climber).to_have_attribute("data-value", str(lead + 1), timeout=PUSH_MS)
     assert order() == first, "nothing moves under the pointer"
     page.mouse.move(5, 5)
     expect(rows.first).to_have_attribute("data-row", last, timeout=PUSH_MS)
@@ -188,7 +190,7 @@ def test_rows_re_sort_but_never_under_the_pointer_or_focus(board, browser):
     link.focus()
     runner_up = now[-1]
     lead = number(page, f'[data-today-of="{now[0]}"]')
-    for i in range(lead + 1 - number(page, f'[data-today-of="{runner_up}"]')):
+    for _ in range(lead + 1 - number(page, f'[data-today-of="{runner_up}"]')):
         visit(site.url, runner_up, "198.51.100.8")
     expect(page.locator(f'[data-today-of="{runner_up}"]')).to_have_attribute(
         "data-value", str(lead + 1), timeout=PUSH_MS
@@ -224,9 +226,8 @@ def test_a_4404_close_reconnects_and_catches_up_with_polls_and_pages(board, brow
     gate["sockets"][0].close(code=4404, reason="no such page")
     expect(page.locator("#connection")).to_have_attribute("data-state", "reconnecting", timeout=PUSH_MS)
     # Meanwhile, changes no open page hears: a new poll, a new page and its views.
-    store.define_poll(
-        PollDefinition(id="lunch", question="Lunch?", options=(PollOption("soup", "Soup"), PollOption("salad", "Salad")))
-    )
+    options = (PollOption("soup", "Soup"), PollOption("salad", "Salad"))
+    store.define_poll(PollDefinition(id="lunch", question="Lunch?", options=options))
     store.define_counter(CounterDefinition(name="news", kind="views", title="News"))
     for i in range(3):
         visit(site.url, "news", f"192.0.2.{i + 1}")
