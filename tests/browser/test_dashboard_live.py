@@ -246,9 +246,13 @@ def test_a_4404_close_reconnects_and_catches_up_with_polls_and_pages(board, brow
 
 def test_a_dashboard_loaded_during_an_outage_fills_in_when_the_store_is_back(board, browser):
     _, site, proxy = board
+    page = open_dashboard(browser, site.url, size="phone")
+    python = page.locator('[data-poll="language"] li[data-option="python"] button[data-vote]')
+    python.click()
+    expect(python).to_have_attribute("aria-pressed", "true", timeout=PUSH_MS)
     proxy.arm("delay", seconds=HANG)
     try:
-        page = open_dashboard(browser, site.url, size="phone", live=False)
+        page.reload()
         expect(page.locator("#connection")).to_have_attribute("data-state", "unavailable")
         assert page.locator("tr[data-row]").count() == 0
         assert page.locator("#counts-unavailable").is_visible()
@@ -258,6 +262,7 @@ def test_a_dashboard_loaded_during_an_outage_fills_in_when_the_store_is_back(boa
     expect(page.locator('tr[data-row="docs"]')).to_be_visible(timeout=PUSH_MS)
     expect(page.locator("#counts-unavailable")).to_have_count(0)
     expect(page.locator("[data-poll]").first).to_be_visible()
+    expect(python).to_have_attribute("aria-pressed", "true")  # the visitor's own vote, marked again
     page.wait_for_selector("#history-chart[data-points]", timeout=PUSH_MS)
     page.wait_for_selector('svg[data-sparkline="docs"][data-points]', timeout=PUSH_MS)
     expect(page.locator('[data-stat="views-today"]')).not_to_have_text("–")

@@ -268,8 +268,11 @@
       poll.options.forEach(function (o) { counters.push({ name: o.counter, kind: "votes", value: o.votes, version: o.version }); });
     });
     var hadChart = Boolean(document.getElementById("history-counter") && document.getElementById("history-counter").value);
+    var polls = overview.poll_list.map(function (poll) {
+      return Object.assign({}, poll, { choice: overview.choices[poll.id] || null });
+    });
     if (live()) {
-      live().catalog({ type: "catalog", counters: counters, polls: overview.poll_list, day: overview.day });
+      live().catalog({ type: "catalog", counters: counters, polls: polls, day: overview.day });
       live().tallies(overview.day, siteVisitors(overview), {});
     }
     overview.pages.forEach(function (page) { addRow(page); });
