@@ -68,6 +68,9 @@
     setStat("votes", sumOf("[data-poll] .count[data-counter]"));
     setStat("bots", sumOf("[data-page-rows] [data-bots]"));
     setStat("own-today", own);
+    var hint = document.querySelector('[data-stat-hint="votes"]');
+    var polls = document.querySelectorAll("[data-poll]").length;
+    if (hint && polls && live()) hint.textContent = "all time, one per voter, in " + live().plural(polls, "poll", "polls");
     sortRows();
   }
 
@@ -212,6 +215,7 @@
     day = utcDay();
     own = 0;
     Object.keys(pages).forEach(function (name) { pages[name].today = 0; });
+    resync(); // the new day's visitors, read rather than waited for
   }
 
   function onLive(message) {
