@@ -97,7 +97,9 @@
   }
 
   function held(table) {
-    return table.matches(":hover") || table.contains(document.activeElement);
+    // A touch screen keeps :hover on whatever was tapped last: only a real pointer holds the rows.
+    var pointer = window.matchMedia("(hover: hover)").matches && table.matches(":hover");
+    return pointer || table.contains(document.activeElement);
   }
 
   function sortRows() {
