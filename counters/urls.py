@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),
+    path("api/overview", api.overview, name="api-overview"),
     path("api/polls", poll_api.poll_list, name="api-polls"),
     path("api/polls/<str:poll>", poll_api.poll_detail, name="api-poll"),
     path("api/polls/<str:poll>/control", poll_api.poll_control, name="api-poll-control"),

@@ -7,10 +7,10 @@ from django.http import HttpRequest, JsonResponse
 from counters import selectors, services
 from counters.web.bodies import FORM, JSON, MULTIPART, TEXT, UNTYPED, read_body
 from counters.web.json_api import json_api
-from counters.web.poll_api import hidden_names, refuse_hidden
+from counters.web.poll_api import hidden_names, refuse_hidden, shown
 from counters.web.queries import query_params
 from counters.web.visitors import client_of
-from counters.web.voters import no_voter_cookie
+from counters.web.voters import no_voter_cookie, voter_for
 
 # A beacon's body is ignored, but one it is sent must be readable: what sendBeacon and forms send.
 BEACON_TYPES = frozenset({UNTYPED, TEXT, JSON, FORM, MULTIPART})
@@ -51,3 +51,15 @@ def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
     """`POST /api/views/<slug>`: count one view of a registered page (a body, ignored, must be readable)."""
     read_body(request, accept=BEACON_TYPES)
     return JsonResponse(services.view_record(slug=slug, client=client_of(request)).as_dict())
+
+
+@no_voter_cookie
+@json_api("GET")
+def overview(request: HttpRequest) -> JsonResponse:
+    """`GET /api/overview`: the dashboard's numbers, pages, polls (with the totals the asker may see)
+    and the voter's choices, as a load shows."""
+    polls = selectors.poll_list()
+    body = selectors.overview(counters=selectors.counter_list(), polls=polls).as_dict()
+    body["poll_list"] = shown(request, polls)
+    body["choices"] = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id for poll in polls])
+    return JsonResponse(body)
