@@ -59,6 +59,7 @@ def audience_channels(client: Client) -> dict:
     return {
         "list": next(p for p in client.get("/api/polls").json()["polls"] if p["id"] == POLL),
         "detail": client.get(f"/api/polls/{POLL}").json(),
+        "overview": next(p for p in client.get("/api/overview").json()["poll_list"] if p["id"] == POLL),
         "vote_get": client.get(f"/api/polls/{POLL}/vote").json()["poll"],
         "csv": client.get(f"/api/polls/{POLL}/results.csv"),
         "counters": [c["name"] for c in client.get("/api/counters").json()["counters"]],
@@ -69,7 +70,7 @@ def audience_channels(client: Client) -> dict:
 
 
 def assert_hidden(seen: dict, *, voters: int = 3) -> None:
-    for channel in ("list", "detail", "vote_get"):
+    for channel in ("list", "detail", "overview", "vote_get"):
         assert seen[channel]["results_visible"] is False and not carries_totals(seen[channel]), channel
         assert seen[channel]["voters"] == voters  # how many voted is public, how they voted is not
     assert seen["csv"].status_code == 403 and b"a,A" not in seen["csv"].content
