@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-from counters.domain.buckets import HOUR, MINUTE, STEPS
+from counters.domain.buckets import MINUTE
+from counters.domain.clock import Day
 from counters.domain.values import CounterState
+from counters.runtime import runtime
+from counters.selectors.history import views_on
 from counters.selectors.polls import PollTotals
 from counters.store import get_store
-
-DAY = STEPS["1d"]
 
 
 @dataclass(frozen=True)
 class PageTraffic:
-    """A view counter with its views since midnight UTC and in the last sixty minutes."""
+    """A view counter with its views since the site's midnight and in the last sixty minutes."""
 
     state: CounterState
     today: int
@@ -32,7 +32,7 @@ class Overview:
 
     @property
     def views_today(self) -> int:
-        """Views of every page since midnight UTC."""
+        """Views of every page since the site's midnight (its TIME_ZONE)."""
         return sum(page.today for page in self.pages)
 
     @property
@@ -47,21 +47,20 @@ class Overview:
         return ranked[0].state.name if ranked else None
 
 
-def page_traffic(*, state: CounterState, now: float) -> PageTraffic:
-    """One page's views today (hour buckets) and in the last hour (minute buckets)."""
-    store = get_store()
-    this_hour, this_minute = HOUR.start_of(now), MINUTE.start_of(now)
-    day = DAY.starts(now, points=1)[0]
-    today = store.read_buckets(state.name, first=HOUR.key(day), last=HOUR.key(this_hour))
+def page_traffic(*, state: CounterState, now: float, today: Day) -> PageTraffic:
+    """One page's views today (its day bucket) and in the last hour (minute buckets)."""
+    this_minute = MINUTE.start_of(now)
     first_minute = this_minute - 59 * MINUTE.seconds
-    hour = store.read_buckets(state.name, first=MINUTE.key(first_minute), last=MINUTE.key(this_minute))
-    return PageTraffic(state=state, today=sum(today.values()), last_hour=sum(hour.values()))
+    hour = get_store().read_buckets(state.name, first=MINUTE.key(first_minute), last=MINUTE.key(this_minute))
+    return PageTraffic(state=state, today=views_on(state.name, today, now=now), last_hour=sum(hour.values()))
 
 
 def overview(*, counters: list[CounterState], polls: list[PollTotals], now: float | None = None) -> Overview:
     """Headline numbers over the counters and polls a page already read, busiest page first."""
-    now = time.time() if now is None else now
-    pages = [page_traffic(state=state, now=now) for state in counters if state.kind == "views"]
+    clock = runtime().part("clock")
+    now = clock.time() if now is None else now
+    today = clock.today(now)
+    pages = [page_traffic(state=state, now=now, today=today) for state in counters if state.kind == "views"]
     pages.sort(key=lambda p: (p.today, p.state.value), reverse=True)
     return Overview(
         pages=tuple(pages),
