@@ -1,4 +1,4 @@
-"""CSV exports of the JSON API's reads: a counter's history and a poll's results."""
+"""CSV exports of what the dashboard shows: its pages table, a counter's history and a poll's results."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from counters import selectors
 from counters.domain.buckets import iso
 from counters.domain.clock import local_iso
+from counters.runtime import runtime
 from counters.web.csv_export import csv_response
 from counters.web.json_api import json_api
 from counters.web.queries import query_params
@@ -33,6 +34,33 @@ def counter_history_csv(request: HttpRequest, name: str) -> HttpResponse:
         (
             [iso(start), local_iso(start, zone), count]
             for start, count in zip(history.starts, history.counts, strict=True)
+        ),
+    )
+
+
+PAGE_COLUMNS = ["page", "title", "views", "views_today", "views_last_hour", "visitors_today", "bot_views"]
+
+
+@json_api("GET")
+def pages_csv(request: HttpRequest) -> HttpResponse:
+    """`GET /api/pages.csv`: the dashboard's pages table, busiest first; "today" is the site's day."""
+    query_params(request)
+    pages = selectors.overview(counters=selectors.counter_list(), polls=[]).pages
+    today = runtime().part("clock").today()
+    return csv_response(
+        f"pages-{today.date.isoformat()}.csv",
+        PAGE_COLUMNS,
+        (
+            [
+                page.state.name,
+                page.state.title,
+                page.state.value,
+                page.today,
+                page.last_hour,
+                page.state.visitors_today or 0,
+                page.state.bot_views,
+            ]
+            for page in pages
         ),
     )
 

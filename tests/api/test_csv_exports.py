@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.test import Client as DjangoClient
 
-from counters import services
+from counters import selectors, services
 from counters.background.history_writer import HistoryRecorder
 from counters.domain.clock import Clock
 from counters.domain.visitors import Client
@@ -49,9 +49,12 @@ def fixed_clock(request, process_runtime):
 
 
 @pytest.fixture
-def views(memory_demo_store, fixed_clock) -> None:
+def views(memory_demo_store, fixed_clock, process_runtime) -> None:
     """Views of `docs` now (4), 3 minutes, 5 hours and 3 days ago, and a visitor, as the site writes them."""
-    recorder = HistoryRecorder(memory_demo_store, interval=3600, zone=fixed_clock.zone)
+    # The site's own recorder, flushed by the test only: a flush in the background would land mid-test.
+    recorder = process_runtime.give(
+        "history", HistoryRecorder(memory_demo_store, interval=3600, zone=fixed_clock.zone)
+    )
     for seconds_ago, count in ((0, 4), (180, 3), (5 * 3600, 5), (3 * 86400, 6)):
         recorder.record(name="docs", count=count, at=NOW - seconds_ago)
     recorder.flush()
@@ -87,6 +90,38 @@ def test_ninety_days_by_day_are_ninety_rows(views):
     table = rows(DjangoClient().get("/api/counters/docs/history.csv", {"window": "90d", "step": "1d"}))
     assert len(table) == 1 + 90
     assert sum(int(count) for *_, count in table[1:]) == 18
+
+
+def test_the_pages_csv_is_the_dashboards_pages_table(views, fixed_clock):
+    bot = Client(address="66.249.66.1", user_agent="Mozilla/5.0 (compatible; Googlebot/2.1)")
+    services.view_record(slug="welcome", client=bot)
+    browser = DjangoClient()
+    response = browser.get("/api/pages.csv")
+    table = rows(response)
+
+    today = fixed_clock.today().date.isoformat()
+    assert response["Content-Disposition"] == f'attachment; filename="pages-{today}.csv"'
+    assert table[0] == [
+        "page",
+        "title",
+        "views",
+        "views_today",
+        "views_last_hour",
+        "visitors_today",
+        "bot_views",
+    ]
+    shown = {row[0]: row for row in table[1:]}
+    dashboard = selectors.overview(counters=selectors.counter_list(), polls=[])
+    assert list(shown) == [page.state.name for page in dashboard.pages], "busiest first, as on the dashboard"
+    for counter in browser.get("/api/counters").json()["counters"]:
+        if counter["kind"] == "views":
+            assert shown[counter["name"]][1:3] == [counter["title"], str(counter["value"])]
+            assert shown[counter["name"]][5:] == [str(counter["visitors_today"]), str(counter["bot_views"])]
+    by_day = browser.get("/api/counters/docs/history", {"window": "90d", "step": "1d"}).json()
+    last_hour = browser.get("/api/counters/docs/history", {"window": "1h"}).json()
+    assert shown["docs"][3:5] == [str(by_day["points"][-1]["count"]), str(last_hour["total"])]
+    assert int(shown["docs"][3]) >= 4 and shown["docs"][4] == "7", "the views of now are today's"
+    assert (shown["docs"][5], shown["welcome"][6]) == ("1", "1")
 
 
 def test_history_csv_defaults_to_the_last_hour(views):
