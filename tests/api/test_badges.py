@@ -102,6 +102,7 @@ def test_a_vote_counter_never_counts_a_fetch(browser, demo_store):
 def test_the_badge_is_revalidated_each_time_and_a_known_one_is_a_304(browser, demo_store):
     first = browser.get("/badge/docs.svg")
     assert first["Cache-Control"] == "public, no-cache"
+    assert first["Cross-Origin-Resource-Policy"] == "cross-origin", "any site may show it"
     etag = first["ETag"]
     assert etag.startswith('"') and etag.endswith('"')
 
