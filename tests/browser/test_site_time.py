@@ -18,7 +18,7 @@ import pytest
 
 from counters.background.history_writer import HistoryRecorder
 from counters.domain.clock import day_of
-from tests.support.browser import ARTIFACTS, axe_violations, chromium, sideways_overflow
+from tests.support.browser import ARTIFACTS, axe_violations, chromium, screenshot, sideways_overflow
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 
@@ -57,7 +57,7 @@ def test_the_dashboard_reads_the_sites_time_and_downloads_what_it_shows(demo_sto
         page.wait_for_selector('#history-chart[data-window="24h"][data-total="5"]')
         assert page.inner_text("#history-zone") == f"Times in {ZONE}."
         page.focus("#history-chart")  # shows the last column with views: the site's first quarter hour
-        tip = page.inner_text("#history-tip")  # `Wed, 12:00 – 12:15 AM: 2 views` (Tokyo: 12:30 PM)
+        tip = page.inner_text("#history-tip")  # `Wed, 12:00 - 12:15 AM: 2 views` (Tokyo: 12:30 PM)
         assert tip.startswith(f"{today_name(today.start)}, 12:00") and tip.endswith("AM: 2 views"), tip
 
         page.click('#history-ranges label:text-is("90 d")')
@@ -116,6 +116,7 @@ def test_the_chart_and_its_links_pass_axe_at_both_sizes_in_both_schemes(demo_sto
                     page.locator("#history").screenshot(
                         path=str(screenshot_path(f"chart-{label.replace(' ', '')}-{size}-{scheme}.png"))
                     )
+                screenshot(page, f"dashboard-time-{size}-{scheme}.png")
                 assert axe_violations(page) == [], (size, scheme)
                 assert sideways_overflow(page) == 0, (size, scheme)
                 context.close()
