@@ -113,15 +113,14 @@ def day_counts(store: CounterStore, name: str, days: list[Day], *, series: str, 
     """Views (or unique visitors) on each of `days` (consecutive days of the site, oldest first)."""
     buckets: DayBuckets = VISITOR_DAYS if series == "visitors" else VIEW_DAYS
     found = store.read_buckets(name, first=buckets.key(days[0]), last=buckets.key(days[-1]))
-    counts = [found.get(buckets.key(day)) for day in days]
-    if series == "views" and None in counts:
-        # Days written before day buckets existed: their views from the hour buckets (an hour counts in
-        # the day its start falls in, to the hour where the zone's offset is not whole hours).
-        counts = [
-            hours if count is None else count
-            for count, hours in zip(counts, hour_sums(store, name, days, now=now), strict=True)
-        ]
-    return [count or 0 for count in counts]
+    counts = [found.get(buckets.key(day), 0) for day in days]
+    # Days before the counter's first day bucket were written before day buckets existed: their views
+    # come from the hour buckets (an hour counts in the day its start falls in, so to the hour where
+    # the zone's offset is not whole hours). From the first day bucket on, a day without one had none.
+    first = next((i for i, day in enumerate(days) if buckets.key(day) in found), len(days))
+    if series == "views" and first:
+        counts[:first] = hour_sums(store, name, days[:first], now=now)
+    return counts
 
 
 def hour_sums(store: CounterStore, name: str, days: list[Day], *, now: float) -> list[int]:

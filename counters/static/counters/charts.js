@@ -79,7 +79,9 @@
    * A day series cannot know the next day's length here: it is reloaded once its last day is over. */
   function advance(entry, nowSeconds) {
     if (entry.bucket >= DAY) {
-      if (nowSeconds >= entry.end && entry.reload && !entry.reloading) {
+      // Not sooner than one roll after loading: a browser clock ahead of the server's must not loop.
+      var settled = nowSeconds - entry.loadedAt >= ROLL_MS / 1000;
+      if (nowSeconds >= entry.end && settled && entry.reload && !entry.reloading) {
         entry.reloading = true;
         entry.reload();
       }
@@ -161,6 +163,7 @@
       bucket: data.bucket_seconds,
       zone: data.time_zone || "UTC",
       end: Date.parse(data.end) / 1000,
+      loadedAt: Date.now() / 1000,
       reload: reload,
       starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
       counts: data.points.map(function (p) { return p.count; }),

@@ -126,3 +126,9 @@ def test_days_written_before_day_buckets_are_read_from_their_hours(memory_demo_s
     memory_demo_store.add_to_bucket("docs", HOUR.key(day.start), 4, expires_at=day.start + 99 * 86400)
     by_day = counts(day.start + 5 * 3600, window="90d", step="1d")
     assert [p["count"] for p in by_day["points"][-2:]] == [9, 4]
+
+    views(memory_demo_store, zone, {day.start + 3600: 2})  # today's first view written with its day bucket
+    by_day = counts(day.start + 5 * 3600, window="90d", step="1d")
+    assert [p["count"] for p in by_day["points"][-2:]] == [9, 2], (
+        "the day bucket, once there, is the day's count"
+    )
