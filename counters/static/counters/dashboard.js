@@ -1,6 +1,6 @@
 /* The dashboard's headline numbers and pages table, kept current from window.LiveCounters (live.js):
- * - views today: the server's count per page since 00:00 UTC plus the views pushed since (the rise in
- *   value; a reset is not), back to 0 when the UTC day changes;
+ * - views today: the server's count per page since 00:00 in the site's time zone plus the views pushed
+ *   since (the rise in value; a reset is not), back to 0 when the site's day changes;
  * - views in the last hour: the sum of the pages' sparklines (charts.js), which roll with the clock; the
  *   first sparkline of a page, read after the page was rendered, also brings views today that the
  *   server's history had not written yet (it is written in batches);
@@ -11,14 +11,17 @@
   "use strict";
 
   var pages = {}; // name -> {today, hour}
-  var day = utcDay();
+  var zoneNode = document.querySelector("[data-time-zone]");
+  // The site's day as YYYY-MM-DD (the en-CA date format), in its zone whatever the browser's.
+  var dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: zoneNode ? zoneNode.getAttribute("data-time-zone") : "UTC" });
+  var day = siteDay();
 
   function live() {
     return window.LiveCounters || null;
   }
 
-  function utcDay() {
-    return new Date().toISOString().slice(0, 10);
+  function siteDay() {
+    return dayFormat.format(new Date());
   }
 
   function setStat(name, value) {
@@ -111,8 +114,8 @@
   }
 
   function onLive(message) {
-    if (utcDay() !== day) {
-      day = utcDay();
+    if (siteDay() !== day) {
+      day = siteDay();
       Object.keys(pages).forEach(function (name) { pages[name].today = 0; });
     }
     if (message.type === "snapshot" && typeof message.open === "number") setStat("open", message.open);
