@@ -18,6 +18,7 @@ urlpatterns = [
     path(f"pages/{DASHBOARD_COUNTER}/", TO_DASHBOARD),
     path("pages/<str:slug>/", pages.page, name="page"),
     path("api/counters", api.counter_list, name="api-counters"),
+    path("api/pages.csv", csv_api.pages_csv, name="api-pages-csv"),
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),

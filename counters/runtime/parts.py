@@ -35,8 +35,8 @@ STORE_SETTINGS = frozenset(
 )
 
 PARTS: dict[str, Part] = {
-    # The time now, for what reads "the last hour" (a test holds it still).
-    "clock": Part("counters.domain.clock.Clock.for_runtime"),
+    # The time now, for what reads "the last hour", and the site's time zone, which decides its days.
+    "clock": Part("counters.domain.clock.Clock.for_runtime", settings=frozenset({"TIME_ZONE"})),
     # The counter store and what this process keeps per store.
     "store": Part("counters.store.build_store", settings=STORE_SETTINGS),
     "history": Part("counters.background.history_writer.build_history_recorder", needs=("store",)),

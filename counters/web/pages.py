@@ -18,7 +18,7 @@ CHART_RANGES = (
     {"window": "1h", "step": "1m", "label": "1 h", "title": "Last hour, by minute"},
     {"window": "24h", "step": "15m", "label": "24 h", "title": "Last 24 hours, by 15 minutes"},
     {"window": "48h", "step": "1h", "label": "48 h", "title": "Last 48 hours, by hour"},
-    {"window": "90d", "step": "1d", "label": "90 d", "title": "Last 90 days, by day (UTC)"},
+    {"window": "90d", "step": "1d", "label": "90 d", "title": "Last 90 days, by day (the site's days)"},
 )
 DEFAULT_RANGE = "24h"
 

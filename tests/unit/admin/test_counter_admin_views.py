@@ -12,6 +12,8 @@ from django.test import Client
 
 from counters.admin.shown import sign_shown
 from counters.domain.values import CounterDefinition
+from counters.domain.visitors import Client as Visitor
+from counters.services.visitors import visitor_record
 from tests.support.admin_users import make_user
 
 LIST = "/admin/counters/counter/"
@@ -253,6 +255,10 @@ def test_a_viewer_exports_the_selected_counters_totals_as_csv(client, demo_store
     demo_store.define_counter(CounterDefinition(name="formula", kind="views", title="=cmd|' /C calc'!A0"))
     for _ in range(3):
         demo_store.increment("docs", kind="views")
+    for i in range(2):  # two people today, one of them twice
+        for _ in range(i + 1):
+            visitor_record(name="docs", client=Visitor(f"198.51.100.{i}", "Firefox/133.0"))
+    demo_store.add_bot_view("docs")
     client.force_login(make_user("vic", "view_counter"))
     html = client.get(LIST).content.decode()
     assert 'value="export"' in html
@@ -264,11 +270,20 @@ def test_a_viewer_exports_the_selected_counters_totals_as_csv(client, demo_store
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
     assert re.fullmatch(r'attachment; filename="counters-\d{8}T\d{6}Z\.csv"', response["Content-Disposition"])
     table = list(csv.reader(io.StringIO(response.content.decode())))
-    assert table[0] == ["name", "kind", "title", "value", "version", "updated_at"]
-    assert [row[:5] for row in table[1:]] == [
-        ["docs", "views", "Documentation", "4", "4"],
-        ["formula", "views", "'=cmd|' /C calc'!A0", "0", "0"],
-        ["language.go", "votes", "Which language do you reach for first? — Go", "0", "0"],
+    assert table[0] == [
+        "name",
+        "kind",
+        "title",
+        "value",
+        "version",
+        "updated_at",
+        "visitors_today",
+        "bot_views",
+    ]
+    assert [row[:5] + row[6:] for row in table[1:]] == [
+        ["docs", "views", "Documentation", "4", "4", "2", "1"],
+        ["formula", "views", "'=cmd|' /C calc'!A0", "0", "0", "0", "0"],
+        ["language.go", "votes", "Which language do you reach for first? — Go", "0", "0", "", ""],
     ]
 
 
