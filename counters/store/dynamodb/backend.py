@@ -28,11 +28,21 @@ class DynamoCounterStore(CounterStore):
     """Counters in one DynamoDB table; see docs/design.md for the item layout."""
 
     def __init__(
-        self, *, client: Any, retrying_client: Any | None = None, table: str, commit_barrier: bool = False
+        self,
+        *,
+        client: Any,
+        retrying_client: Any | None = None,
+        table: str,
+        commit_barrier: bool = False,
+        embedded: bool = False,
     ) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
         self.gateway = Table(
-            single_shot=client, retrying=retrying_client or client, name=table, commit_barrier=commit_barrier
+            single_shot=client,
+            retrying=retrying_client or client,
+            name=table,
+            commit_barrier=commit_barrier,
+            embedded=embedded,
         )
         self.shard_view = ShardView()
         # Every write to a counter, group-committed (see counter_writes.py).
@@ -50,6 +60,7 @@ class DynamoCounterStore(CounterStore):
             retrying_client=clients.retrying,
             table=conf.table_name(),
             commit_barrier=connection.embedded,
+            embedded=connection.embedded,
         )
 
     @property
