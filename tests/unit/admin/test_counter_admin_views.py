@@ -50,6 +50,7 @@ def test_permissions_are_real_and_the_index_shows_counters_and_polls(client, dem
     )
     assert codenames == {
         "view_counter",
+        "add_counter",
         "reset_counter",
         "configure_counter",
         "view_poll",
