@@ -44,7 +44,9 @@ class Answer:
     detail: str
 
 
-NOT_FOUND = Answer(404, "not_found", "Not found", "Nothing lives at this address.")
+NOT_FOUND = Answer(
+    404, "not_found", "Page not found", "There is no page at this address. The dashboard lists every page."
+)
 FORBIDDEN = Answer(403, "forbidden", "Forbidden", "You are not allowed to do this.")
 CSRF_FAILED = Answer(
     403, "csrf_failed", "Forbidden", "This request needs a valid CSRF token (reload the page and try again)."
