@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 import pytest
+from botocore.exceptions import ClientError
 from django.core.management import CommandError, call_command
 from django.test import Client
 
@@ -131,3 +132,27 @@ def test_a_store_that_answered_and_then_went_away_is_an_outage(settings, monkeyp
         store.counter_names()
     assert not isinstance(raised.value, StoreMisconfigured)
     assert "try again shortly" in raised.value.detail
+
+
+def test_a_wrong_region_finds_no_table_and_says_to_check_aws_region(store, settings, process_runtime):
+    # DynamoDB Local keeps a database per region (as DynamoDB keeps tables per region).
+    assert store.counter_names() == []
+    settings.AWS_REGION = "eu-central-1" if settings.AWS_REGION != "eu-central-1" else "us-west-2"
+    error = misconfigured_store_error()
+    assert error.detail == misconfigured.NO_TABLE and "AWS_REGION" in error.detail
+    assert "region eu-central-1" in error.where or "region us-west-2" in error.where
+
+
+@pytest.mark.parametrize(
+    "code", ["UnrecognizedClientException", "InvalidSignatureException", "AccessDeniedException"]
+)
+def test_refused_credentials_are_a_configuration_error(code):
+    refused = ClientError({"Error": {"Code": code, "Message": "refused"}}, "GetItem")
+    found = misconfigured.misconfiguration(refused, None)
+    assert isinstance(found, StoreMisconfigured)
+    assert code in found.detail and "AWS_REGION" in found.detail and "AWS_ACCESS_KEY_ID" in found.detail
+
+
+def test_throttling_stays_an_outage():
+    throttled = ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "GetItem")
+    assert misconfigured.misconfiguration(throttled, None) is None
