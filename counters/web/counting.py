@@ -9,7 +9,7 @@ from collections.abc import Callable
 from django.http import Http404, HttpRequest, HttpResponse
 
 from counters import services
-from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
+from counters.exceptions import InvalidInput, StoreMisconfigured, StoreUnavailable, UnknownCounter
 from counters.web.visitors import client_of
 
 logger = logging.getLogger(__name__)
@@ -32,6 +32,8 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     """
     request.counter = None
     request.counter_unavailable = False
+    # What is wrong with the store's settings, when that is why (the page's notice says it, not "try later").
+    request.store_problem = ""
     request.counter_name = None
     if request.method != "GET":
         return
@@ -41,8 +43,9 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
         if registered_only:
             raise no_such_page(request) from exc
         return  # rendered uncounted, and not announced as viewed now either
-    except StoreUnavailable:
+    except StoreUnavailable as exc:
         request.counter_unavailable = True
+        request.store_problem = exc.detail if isinstance(exc, StoreMisconfigured) else ""
     request.counter_name = name
 
 

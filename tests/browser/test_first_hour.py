@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from counters.background.history_writer import HistoryRecorder
 from tests.support.browser import axe_violations, chromium, screenshot, sideways_overflow
-from tests.support.processes import SiteProcess
+from tests.support.processes import SiteProcess, free_port, site_environment
 from tests.support.site import site_env_for
 
 QUIET = "No page has been viewed today yet: the chart fills in as pages are viewed."
@@ -66,3 +66,32 @@ def test_the_chart_and_the_404_at_both_widths(demo_store, dynamodb_local, tmp_pa
                 "Documentation: 4 views in the last 24 hours"
             )
             page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_a_wrong_endpoint_is_named_on_the_page_at_both_widths(tmp_path):
+    # A typo in DYNAMODB_ENDPOINT_URL: nothing has ever answered there.
+    env = site_environment(
+        DYNAMODB_ENDPOINT_URL=f"http://127.0.0.1:{free_port()}",
+        AWS_ACCESS_KEY_ID="key",
+        AWS_SECRET_ACCESS_KEY="secret",
+        AWS_REGION="us-east-1",
+        COUNTERS_DATA_DIR=str(tmp_path),
+    )
+    site = SiteProcess(env=env, log_path=tmp_path / "site.log", ready_path="/healthz")
+    with site, chromium() as browser:
+        for size, viewport in SIZES.items():
+            page = browser.new_context(viewport=viewport, bypass_csp=True).new_page()
+            page.goto(f"{site.url}/pages/welcome/")
+            notice = page.locator("#counts-unavailable")
+            expect(notice).to_contain_text("Check DYNAMODB_ENDPOINT_URL and AWS_REGION")
+            expect(notice).not_to_contain_text("catch up")
+            expect(page.locator("p.views")).to_have_text(
+                "View count unavailable: the counter store is not set up (see above)."
+            )
+            assert sideways_overflow(page) <= 0
+            assert axe_violations(page) == [], f"axe on a page of a misconfigured site, {size}"
+            screenshot(page, f"first-hour-misconfigured-{size}.png")
+            page.context.close()
+    assert "Counter store misconfigured (endpoint http://127.0.0.1:" in site.log_text()

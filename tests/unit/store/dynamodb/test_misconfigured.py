@@ -156,3 +156,14 @@ def test_refused_credentials_are_a_configuration_error(code):
 def test_throttling_stays_an_outage():
     throttled = ClientError({"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, "GetItem")
     assert misconfigured.misconfiguration(throttled, None) is None
+
+
+@pytest.mark.django_db
+def test_a_page_says_what_to_fix_instead_of_promising_to_catch_up(no_credentials):
+    page = Client(
+        HTTP_USER_AGENT="Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+    ).get("/")
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert f"Counts are unavailable. {misconfigured.NO_CREDENTIALS}" in text
+    assert "will catch up" not in text
