@@ -20,6 +20,7 @@ from counters.admin.shown import sign_shown
 from counters.domain.names import KINDS
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter, VersionConflict
+from counters.streams.status import stream_status
 from counters.web.csv_export import csv_response
 
 ADD_PERMISSION = "counters.add_counter"
@@ -108,6 +109,7 @@ class CounterAdmin(AdminPages):
             form=form,
             can_reset=self.has_reset_permission(request),
             can_add=self.has_add_permission(request),
+            stream=stream_status(),
             status=status,
         )
 
