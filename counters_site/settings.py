@@ -105,7 +105,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-# The site's look and favicon; the counters app's scripts and styles come from counters/static/.
+# The site's favicon; the counters app's scripts and styles (its whole look) come from counters/static/.
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = COUNTERS_DATA_DIR / "static"
 # Serve static files from the app dirs directly under daphne too, no collectstatic step needed.

@@ -65,9 +65,13 @@ class Overview:
 
     @property
     def busiest(self) -> str | None:
-        """The page with the most views today (then in the last hour, then in all), if any."""
-        ranked = sorted(self.pages, key=lambda p: (p.today, p.last_hour, p.state.value), reverse=True)
-        return ranked[0].state.name if ranked else None
+        """The page with the most views today (then in the last hour); None while no page has any.
+
+        Never ranked by all-time totals: a page carrying views counted elsewhere (`start`) has no
+        history here, and the chart would open on an empty range.
+        """
+        ranked = sorted(self.pages, key=lambda p: (p.today, p.last_hour), reverse=True)
+        return ranked[0].state.name if ranked and (ranked[0].today or ranked[0].last_hour) else None
 
     def as_dict(self) -> dict:
         """Serialise for the JSON API, busiest page first."""

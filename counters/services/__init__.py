@@ -3,13 +3,17 @@
 from counters.services.badges import badge_counting_set, badge_fetch
 from counters.services.counters import counter_make_hot, counter_reset, view_record
 from counters.services.polls import poll_add_option, poll_create, poll_set_closed
+from counters.services.registration import Registered, counter_definition, counter_register
 from counters.services.votes import VoteOutcome, vote_body, vote_cast, vote_retract
 
 __all__ = [
+    "Registered",
     "VoteOutcome",
     "badge_counting_set",
     "badge_fetch",
+    "counter_definition",
     "counter_make_hot",
+    "counter_register",
     "counter_reset",
     "poll_add_option",
     "poll_create",

@@ -34,11 +34,16 @@ class DynamoCounterStore(CounterStore):
         retrying_client: Any | None = None,
         table: str,
         commit_barrier: bool = False,
+        embedded: bool = False,
         streams_client: Any | None = None,
     ) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
         self.gateway = Table(
-            single_shot=client, retrying=retrying_client or client, name=table, commit_barrier=commit_barrier
+            single_shot=client,
+            retrying=retrying_client or client,
+            name=table,
+            commit_barrier=commit_barrier,
+            embedded=embedded,
         )
         self.shard_view = ShardView()
         # Every write to a counter, group-committed (see counter_writes.py).
@@ -58,6 +63,7 @@ class DynamoCounterStore(CounterStore):
             retrying_client=clients.retrying,
             table=conf.table_name(),
             commit_barrier=connection.embedded,
+            embedded=connection.embedded,
             streams_client=clients.streams,
         )
 
