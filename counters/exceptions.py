@@ -52,6 +52,10 @@ class StoreUnavailable(CounterError):
         self.refused = refused
 
 
+class PageLimitReached(CounterError):
+    """A new page would pass the site's cap on pages created at their first view."""
+
+
 class PollClosed(Conflict):
     """The poll takes no more votes."""
 
