@@ -102,3 +102,12 @@ class PageBudget:
 
     created: int = 0
     refused: int = 0
+
+
+# The whole site, as a name in the history and in the tallies: never a counter's name (no '~' in those).
+SITE = "~site"
+
+
+def sources_group(name: str) -> str:
+    """The tally group of a page's sources (or the site's, for SITE)."""
+    return f"sources:{name}"

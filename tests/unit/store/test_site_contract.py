@@ -8,7 +8,11 @@ import pytest
 
 from counters.domain.values import CounterDefinition
 from counters.exceptions import PageLimitReached
-from tests.unit.store.test_contract import any_store, moto_store, pytest_generate_tests  # noqa: F401
+from tests.unit.store import test_contract
+
+# The contract's own parametrisation: every test runs on DynamoDB Local and on the memory store.
+pytest_generate_tests = test_contract.pytest_generate_tests
+any_store = test_contract.any_store
 
 DAY = "D#2026-11-25"
 NEXT_DAY = "D#2026-11-26"
@@ -76,5 +80,10 @@ def test_tallies_add_up_per_day_and_key(any_store):
 
 def test_concurrent_tally_adds_are_exact(any_store):
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda _: any_store.add_to_tally("pages", DAY, "home-1", 1, expires_at=2_000_000_000), range(80)))
+        list(
+            pool.map(
+                lambda _: any_store.add_to_tally("pages", DAY, "home-1", 1, expires_at=2_000_000_000),
+                range(80),
+            )
+        )
     assert any_store.read_tally("pages", first_day=DAY, last_day=DAY) == {(DAY, "home-1"): 80}
