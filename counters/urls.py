@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),
+    path("api/overview", api.overview, name="api-overview"),
     path("api/polls", api.poll_list, name="api-polls"),
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),

@@ -60,6 +60,15 @@ class HistoryRecorder:
                 count for (_, resolution, _), count in self._pending.items() if resolution is RESOLUTIONS[0]
             )
 
+    def tallied(self, name: str, resolution: Resolution, *, since: int) -> int:
+        """Views of `name` tallied and not yet written, in `resolution` buckets from `since` on."""
+        with self._lock:
+            return sum(
+                count
+                for (counter, kind, start), count in self._pending.items()
+                if counter == name and kind is resolution and start >= since
+            )
+
     def flush(self) -> int:
         """Write every tallied bucket with one ADD each; return how many writes were made."""
         with self._flush_lock:

@@ -14,6 +14,9 @@ KINDS = ("views", "votes")
 MAX_TEXT_LENGTH = 200
 # The dashboard counts its own views under this name; it has no demo page of its own.
 DASHBOARD_COUNTER = "dashboard"
+# The site's unique visitors of a day (a person counted once however many pages they view) are a day
+# bucket of this name beside the pages' own. It can never be a page: a slug starts with a letter or digit.
+SITE_VISITORS = "_site"
 
 
 def validate_slug(value: object, *, what: str = "slug") -> str:

@@ -1,6 +1,7 @@
 """Unique visitors: who a visitor is (a keyed hash, never the address or user agent) and on which day.
 
-A visitor of a page on a UTC day is HMAC-SHA256(the day's salt, address + user agent + page). The
+A visitor of a page on a UTC day is HMAC-SHA256(the day's salt, address + user agent + page), and a
+visitor of the site that day HMAC-SHA256(the day's salt, address + user agent), with no page. The
 salt is random, one per day for every process (it lives in the store), and is deleted when the day is
 over: from then on nobody, the site included, can tell whose hash a marker holds, and the same person
 is a new visitor the next day. Nothing here keeps or logs the address or the user agent.
@@ -66,4 +67,11 @@ def visitor_id(salt: bytes, client: Client, page: str) -> str:
     """The visitor's keyed hash for one page under one day's salt (hex)."""
     # JSON keeps the three parts apart: no address/agent pair can be made to read as another.
     message = json.dumps([client.address, client.user_agent, page]).encode()
+    return hmac.new(salt, message, hashlib.sha256).hexdigest()
+
+
+def site_visitor_id(salt: bytes, client: Client) -> str:
+    """The visitor's keyed hash for the whole site under one day's salt (hex): no page in it."""
+    # Two parts, where a page's hash has three: no page's hash can equal a site hash.
+    message = json.dumps([client.address, client.user_agent]).encode()
     return hmac.new(salt, message, hashlib.sha256).hexdigest()

@@ -25,6 +25,7 @@ from counters.live.coalesce import Coalescer, Pending, as_counters
 from counters.live.heartbeat import HEARTBEAT_EVENT, HEARTBEAT_FRAME
 from counters.live.loop import LiveLoop
 from counters.live.relay import Relay
+from counters.live.tallies import TALLIES_EVENT, TallyRelay
 from counters.live.wire import OutgoingText
 from counters.metrics import metrics
 from counters.runtime import runtime
@@ -84,11 +85,13 @@ class LocalFanout:
             busy_share=FANOUT_SHARE,
         )
         self._catalog = CatalogRelay(live, self.hand_out, read=read_catalog)
+        self._tallies = TallyRelay(live, self.hand_out)
         # What the relay does with each type of group message: a handler called on the loop, not blocking.
         self._handlers: dict[str, Callable[[dict], None]] = {
             UPDATE_EVENT: self._on_update,
             CATALOG_EVENT: self._on_catalog,
             HEARTBEAT_EVENT: self._on_heartbeat,
+            TALLIES_EVENT: self._tallies.heard,
         }
         live.when_bound(self._restart)
 

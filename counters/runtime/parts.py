@@ -67,6 +67,8 @@ PARTS: dict[str, Part] = {
     # The live push: the server's loop, and everything that runs on it.
     "live_loop": Part("counters.live.loop.LiveLoop.for_runtime"),
     "broadcaster": Part("counters.live.broadcast.Broadcaster.for_runtime"),
+    # The day's unique visitors and the bot views, pushed as they rise (they carry no version).
+    "tallies": Part("counters.live.tallies.TallyPush.for_runtime"),
     # A new channel layer needs a new relay (and viewing now, built with the fan-out, follows).
     "fanout": Part("counters.live.fanout.LocalFanout.for_runtime", settings=frozenset({"CHANNEL_LAYERS"})),
     "presence": Part("counters.live.presence.Presence.for_runtime"),

@@ -1,12 +1,18 @@
-"""The dashboard's headline numbers: views today and in the last hour per page, votes, the busiest page."""
+"""The dashboard's headline numbers: views today and in the last hour per page, visitors, votes, bots.
+
+The dashboard's own loads are counted apart (DASHBOARD_COUNTER): they are not traffic of the site, so
+they are in no page row and no headline sum, only in `dashboard_today`.
+"""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-from counters.domain.buckets import HOUR, MINUTE, STEPS
+from counters.domain.buckets import HOUR, MINUTE, STEPS, Resolution
+from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.domain.values import CounterState
+from counters.domain.visitors import visit_day
+from counters.runtime import runtime
 from counters.selectors.polls import PollTotals
 from counters.store import get_store
 
@@ -21,14 +27,21 @@ class PageTraffic:
     today: int
     last_hour: int
 
+    def as_dict(self) -> dict:
+        """Serialise for the JSON API: the counter's state with its two periods."""
+        return {**self.state.as_dict(), "today": self.today, "last_hour": self.last_hour}
+
 
 @dataclass(frozen=True)
 class Overview:
-    """What the dashboard shows first; counts come from the history, so they lag it by one flush."""
+    """What the dashboard shows first, from the history written so far and this process's tally."""
 
     pages: tuple[PageTraffic, ...]
     votes: int
     polls: int
+    site_visitors: int = 0
+    dashboard_today: int = 0
+    day: str = ""
 
     @property
     def views_today(self) -> int:
@@ -37,8 +50,13 @@ class Overview:
 
     @property
     def views_last_hour(self) -> int:
-        """Views of every page in the last sixty minutes, this one included."""
+        """Views of every page in the last sixty minutes."""
         return sum(page.last_hour for page in self.pages)
+
+    @property
+    def bot_views(self) -> int:
+        """Bot views of every page, all time."""
+        return sum(page.state.bot_views for page in self.pages)
 
     @property
     def busiest(self) -> str | None:
@@ -46,25 +64,52 @@ class Overview:
         ranked = sorted(self.pages, key=lambda p: (p.today, p.last_hour, p.state.value), reverse=True)
         return ranked[0].state.name if ranked else None
 
+    def as_dict(self) -> dict:
+        """Serialise for the JSON API, busiest page first."""
+        return {
+            "day": self.day,
+            "views_today": self.views_today,
+            "views_last_hour": self.views_last_hour,
+            "visitors_today": self.site_visitors,
+            "bot_views": self.bot_views,
+            "votes": self.votes,
+            "polls": self.polls,
+            "dashboard_today": self.dashboard_today,
+            "pages": [page.as_dict() for page in self.pages],
+        }
+
+
+def views_since(name: str, resolution: Resolution, *, first: int, last: int) -> int:
+    """Views of `name` in `resolution` buckets from `first` to `last`, written or tallied here."""
+    written = get_store().read_buckets(name, first=resolution.key(first), last=resolution.key(last))
+    return sum(written.values()) + runtime().part("history").tallied(name, resolution, since=first)
+
 
 def page_traffic(*, state: CounterState, now: float) -> PageTraffic:
     """One page's views today (hour buckets) and in the last hour (minute buckets)."""
-    store = get_store()
     this_hour, this_minute = HOUR.start_of(now), MINUTE.start_of(now)
     day = DAY.starts(now, points=1)[0]
-    today = store.read_buckets(state.name, first=HOUR.key(day), last=HOUR.key(this_hour))
     first_minute = this_minute - 59 * MINUTE.seconds
-    hour = store.read_buckets(state.name, first=MINUTE.key(first_minute), last=MINUTE.key(this_minute))
-    return PageTraffic(state=state, today=sum(today.values()), last_hour=sum(hour.values()))
+    return PageTraffic(
+        state=state,
+        today=views_since(state.name, HOUR, first=day, last=this_hour),
+        last_hour=views_since(state.name, MINUTE, first=first_minute, last=this_minute),
+    )
 
 
 def overview(*, counters: list[CounterState], polls: list[PollTotals], now: float | None = None) -> Overview:
     """Headline numbers over the counters and polls a page already read, busiest page first."""
-    now = time.time() if now is None else now
-    pages = [page_traffic(state=state, now=now) for state in counters if state.kind == "views"]
-    pages.sort(key=lambda p: (p.today, p.state.value), reverse=True)
+    now = runtime().part("clock").time() if now is None else now
+    views = [state for state in counters if state.kind == "views"]
+    pages = [page_traffic(state=state, now=now) for state in views if state.name != DASHBOARD_COUNTER]
+    pages.sort(key=lambda p: (-p.today, -p.state.value, p.state.name))
+    own = [page_traffic(state=state, now=now).today for state in views if state.name == DASHBOARD_COUNTER]
+    day = visit_day(now)
     return Overview(
         pages=tuple(pages),
         votes=sum(poll.total_votes for poll in polls),
         polls=len(polls),
+        site_visitors=get_store().visitors_on([SITE_VISITORS], day=day).get(SITE_VISITORS, 0),
+        dashboard_today=sum(own),
+        day=day.key,
     )

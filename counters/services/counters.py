@@ -9,6 +9,7 @@ from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState
 from counters.domain.visitors import Client
 from counters.live import broadcast
+from counters.live.tallies import publish_bot_views
 from counters.metrics import metrics
 from counters.services.visitors import visitor_record
 from counters.store import get_store
@@ -23,9 +24,10 @@ def view_record(*, slug: str, client: Client | None = None, at: float | None = N
     """
     validate_slug(slug, what="page slug")
     if client is not None and conf.count_bots_apart() and is_bot(client.user_agent):
-        # Nothing a person sees changes (value and version stay): no history, no push.
+        # Value and version stay: no history, no push of the total; only the bot tally moves.
         state = get_store().add_bot_view(slug)
         metrics().bot_views_counted.inc()
+        publish_bot_views(slug, state.bot_views)
         return state
     state = get_store().increment(slug, kind="views")
     metrics().views_counted.inc()

@@ -19,8 +19,10 @@ import threading
 import time
 from collections import OrderedDict
 
-from counters.domain.visitors import Client, VisitDay, new_salt, visit_day, visitor_id
+from counters.domain.names import SITE_VISITORS
+from counters.domain.visitors import Client, VisitDay, new_salt, site_visitor_id, visit_day, visitor_id
 from counters.exceptions import CounterError
+from counters.live.tallies import publish_visitors
 from counters.runtime import runtime
 from counters.store import CounterStore
 
@@ -29,6 +31,13 @@ logger = logging.getLogger(__name__)
 # Visitor hashes one process remembers (about 130 bytes each: ~13 MB when full). A hash is per page and
 # per day's salt, so yesterday's simply age out.
 SEEN_CACHE_SIZE = 100_000
+
+
+def not_yet(name: str, exc: CounterError) -> None:
+    """Say (naming the page only) that a visitor was not counted; their next view tries again."""
+    logger.warning(
+        "A visitor of %s may not be counted yet (their next view tries again): %s", name, exc.detail
+    )
 
 
 class SeenCache:
@@ -88,25 +97,34 @@ class VisitorBook:
         return salt
 
     def record(self, *, name: str, client: Client, at: float | None = None) -> bool | None:
-        """Count the client as a visitor of page `name` on the day of `at` (default now).
+        """Count the client as a visitor of page `name`, and of the site, on the day of `at` (default now).
 
         True for their first view of the page that day, False for a repeat, None if the store
-        could not take it (logged; the next view tries again).
+        could not take it (logged; the next view tries again). The site's count is kept the same way
+        under SITE_VISITORS, with a hash that names no page; the pages whose count rose are pushed.
         """
         day = visit_day(time.time() if at is None else at)
         try:
-            visitor = visitor_id(self.salt(day), client, name)
-            if self.seen.seen(visitor):
-                return False
-            first = self._store.record_visitor(name, visitor, day=day)
+            salt = self.salt(day)
         except CounterError as exc:
-            logger.warning(
-                "A visitor of %s may not be counted yet (their next view tries again): %s", name, exc.detail
-            )
-            return None
-        self.seen.add(visitor)
+            return not_yet(name, exc)
+        first = self._count(name, visitor_id(salt, client, name), day)
+        site = self._count(SITE_VISITORS, site_visitor_id(salt, client), day)
+        risen = [counted for counted, new in ((name, first), (SITE_VISITORS, site)) if new]
+        if risen:
+            publish_visitors(risen)
         return first
 
+    def _count(self, name: str, visitor: str, day: VisitDay) -> bool | None:
+        """Count one keyed hash once on `day` under `name`: True if new, False if seen, None if not taken."""
+        if self.seen.seen(visitor):
+            return False
+        try:
+            first = self._store.record_visitor(name, visitor, day=day)
+        except CounterError as exc:
+            return not_yet(name, exc)
+        self.seen.add(visitor)
+        return first
 
     def forget_seen(self) -> None:
         """Forget the visitors this process has seen, as a freshly started worker would know none."""

@@ -53,3 +53,12 @@ def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
 def poll_list(request: HttpRequest) -> JsonResponse:
     """`GET /api/polls`: every poll with its options and totals."""
     return JsonResponse({"polls": [poll.as_dict() for poll in selectors.poll_list()]})
+
+
+@json_api("GET")
+def overview(request: HttpRequest) -> JsonResponse:
+    """`GET /api/overview`: the dashboard's numbers, pages and polls, as a fresh load of it shows them."""
+    polls = selectors.poll_list()
+    body = selectors.overview(counters=selectors.counter_list(), polls=polls).as_dict()
+    body["poll_list"] = [poll.as_dict() for poll in polls]
+    return JsonResponse(body)

@@ -9,7 +9,8 @@ import pytest
 from counters import selectors, services
 from counters.background import history_writer
 from counters.domain.buckets import MINUTE
-from counters.domain.visitors import Client, visit_day, visitor_id
+from counters.domain.names import SITE_VISITORS
+from counters.domain.visitors import Client, site_visitor_id, visit_day, visitor_id
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import schema
 
@@ -44,8 +45,26 @@ def test_a_repeat_this_process_saw_costs_no_store_write(memory_demo_store, publi
     )
     for _ in range(5):
         services.view_record(slug="docs", client=person(1))
-    assert len(calls) == 1
+    assert [call[0] for call in calls] == ["docs", SITE_VISITORS], "one for the page, one for the site"
     assert visitors_today("docs") == 1
+
+
+def test_a_person_counts_once_for_the_whole_site_however_many_pages(memory_demo_store, published):
+    for i in range(3):
+        for page in ("docs", "welcome", "pricing"):
+            services.view_record(slug=page, client=person(i))
+    services.view_record(slug="docs", client=Client(address="198.51.100.0", user_agent="Other/1.0"))
+    today = visit_day(time.time())
+    assert memory_demo_store.visitors_on([SITE_VISITORS], day=today) == {SITE_VISITORS: 4}
+    assert memory_demo_store.visitors_on(["docs", "welcome"], day=today) == {"docs": 4, "welcome": 3}
+    assert selectors.overview(counters=selectors.counter_list(), polls=[]).site_visitors == 4
+
+
+def test_the_site_hash_names_no_page():
+    salt = b"s" * 32
+    site = site_visitor_id(salt, person(1))
+    assert site == site_visitor_id(salt, person(1)) != site_visitor_id(salt, person(2))
+    assert site not in {visitor_id(salt, person(1), page) for page in ("docs", "", SITE_VISITORS)}
 
 
 def test_a_bots_views_go_to_bot_views_only(memory_demo_store, published):
@@ -129,5 +148,6 @@ def test_visitors_of_plain_and_hot_pages_in_dynamodb_local(demo_store, published
             services.view_record(slug="docs", client=person(i))
     detail = selectors.counter_detail(name="docs")
     assert (detail.value, detail.visitors_today) == (12, 6)
+    assert demo_store.visitors_on([SITE_VISITORS], day=visit_day(time.time())) == {SITE_VISITORS: 6}
     history = selectors.counter_history(name="docs", window=None, series="visitors").as_dict()
     assert (history["resolution"], len(history["points"]), history["points"][-1]["count"]) == ("day", 90, 6)
