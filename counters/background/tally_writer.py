@@ -95,4 +95,4 @@ class TallyWriter:
 
 def tally_writer() -> TallyWriter:
     """This process's tally writer."""
-    return runtime().part("tallies")
+    return runtime().part("day_tallies")

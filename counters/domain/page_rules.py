@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from counters.domain.names import MAX_TEXT_LENGTH
+from counters.domain.names import MAX_TEXT_LENGTH, SITE_VISITORS
 from counters.exceptions import InvalidInput
 
 # Characters no path of a real page holds: C0 controls, DEL and C1 controls.
@@ -104,8 +104,8 @@ class PageBudget:
     refused: int = 0
 
 
-# The whole site, as a name in the history and in the tallies: never a counter's name (no '~' in those).
-SITE = "~site"
+# The whole site, as a name in the history and the tallies, beside its unique visitors of each day.
+SITE = SITE_VISITORS
 
 
 def sources_group(name: str) -> str:

@@ -44,7 +44,7 @@ PARTS: dict[str, Part] = {
     "known_totals": Part("counters.services.vote_totals.KnownTotals.for_runtime", needs=("store",)),
     "visitors": Part("counters.services.visitors.VisitorBook.for_runtime", needs=("store",)),
     # Whole-site counting: views per source and page per day, and pages created at their first view.
-    "tallies": Part("counters.background.tally_writer.TallyWriter.for_runtime", needs=("store",)),
+    "day_tallies": Part("counters.background.tally_writer.TallyWriter.for_runtime", needs=("store",)),
     "site_pages": Part(
         "counters.services.site_pages.SitePages.for_runtime",
         needs=("store",),

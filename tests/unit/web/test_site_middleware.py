@@ -88,5 +88,5 @@ def test_sources_and_top_pages_are_tallied_per_day(site, client):
         (day, "example.org"): 1,
         (day, "utm:newsletter"): 1,
     }
-    assert site.read_tally("sources:~site", first_day=day, last_day=day)[(day, "example.org")] == 1
+    assert site.read_tally("sources:_site", first_day=day, last_day=day)[(day, "example.org")] == 1
     assert site.read_tally("pages", first_day=day, last_day=day) == {(day, name): 4}
