@@ -106,6 +106,8 @@ class PageBudget:
 
 # The whole site, as a name in the history and the tallies, beside its unique visitors of each day.
 SITE = SITE_VISITORS
+# The tally group of each day's views per page (the top pages of a day).
+PAGES_GROUP = "pages"
 
 
 def sources_group(name: str) -> str:

@@ -4,7 +4,7 @@ Used by SitePagesMiddleware (pages Django serves) and the site beacon (pages els
 view tries the page's counter first (one group-committed write, as every view); only a page not
 registered yet costs the transaction that creates it under the cap (counters/store/base.py
 `create_page`), then the view's write. A person's view also counts toward the site's history and the
-day's tallies of pages and sources (batched, counters/background/tally_writer.py).
+day's tallies of pages and sources (services/site_tallies.py), as every person's view does.
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ from django.conf import settings
 from django.urls import NoReverseMatch, reverse
 
 from counters import conf
-from counters.background import history_writer
-from counters.background.tally_writer import tally_writer
 from counters.domain.bots import is_bot
-from counters.domain.page_rules import SITE, PageRules, page_name, page_path, sources_group
+from counters.domain.page_rules import PageRules, page_name, page_path
 from counters.domain.values import CounterDefinition, CounterState
-from counters.domain.visitors import Client, visit_day
+from counters.domain.visitors import Client
 from counters.exceptions import PageLimitReached, UnknownCounter
 from counters.live import catalog
 from counters.runtime import runtime
@@ -137,24 +135,10 @@ def site_view_record(
     *, page: Page, title: str, source: str | None, client: Client, at: float | None = None
 ) -> CounterState | None:
     """Count one view of `page` (created at its first view); None for a bot's view of a new page."""
-    bot = conf.count_bots_apart() and is_bot(client.user_agent)
     try:
-        state = view_record(slug=page.name, client=client, at=at)
+        return view_record(slug=page.name, client=client, at=at, source=source)
     except UnknownCounter:
-        if bot:
+        if conf.count_bots_apart() and is_bot(client.user_agent):
             return None  # a crawler never creates a page
-        site_pages().create(page, title=title)
-        state = view_record(slug=page.name, client=client, at=at)
-    if not bot:
-        tally(name=page.name, source=source, at=at)
-    return state
-
-
-def tally(*, name: str, source: str | None, at: float | None = None) -> None:
-    """Count a person's view in the site's history and in the day's pages and sources."""
-    history_writer.record(name=SITE, at=at)
-    day = visit_day(time.time() if at is None else at)
-    tallies = [("pages", name)]
-    if source is not None:
-        tallies += [(sources_group(name), source), (sources_group(SITE), source)]
-    tally_writer().record(day, tallies)
+    site_pages().create(page, title=title)
+    return view_record(slug=page.name, client=client, at=at, source=source)

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from counters import services
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
-from counters.web.visitors import client_of
+from counters.web.visitors import client_of, source_from
 
 NameSource = str | Callable[..., str]
 
@@ -29,7 +29,9 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     if request.method != "GET":
         return
     try:
-        request.counter = services.view_record(slug=name, client=client_of(request))
+        request.counter = services.view_record(
+            slug=name, client=client_of(request), source=source_from(request)
+        )
     except (UnknownCounter, InvalidInput) as exc:
         if registered_only:
             raise Http404(exc.detail) from exc

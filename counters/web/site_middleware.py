@@ -17,10 +17,9 @@ from django.http import HttpRequest, HttpResponse
 
 from counters import conf
 from counters.domain.page_rules import page_title
-from counters.domain.sources import source_of
 from counters.exceptions import CounterError, InvalidInput
 from counters.services.site_pages import site_pages, site_view_record
-from counters.web.visitors import client_of
+from counters.web.visitors import client_of, source_from
 
 logger = logging.getLogger(__name__)
 
@@ -62,21 +61,10 @@ def count_page(request: HttpRequest, response: HttpResponse) -> None:
         site_view_record(
             page=page,
             title=page_title(response.content),
-            source=page_source(request),
+            source=source_from(request),
             client=client_of(request),
         )
     except CounterError as exc:
         # Refused at the cap (logged there), or the store is unavailable: the page renders uncounted.
         logger.info("A view of %s was not counted: %s", page.path[:200], exc.detail)
 
-
-def page_source(request: HttpRequest) -> str | None:
-    """Where the view came from (a referrer's domain or `utm_source`); None for none or a malformed one."""
-    try:
-        return source_of(
-            referrer=request.META.get("HTTP_REFERER"),
-            utm=request.GET.get("utm_source"),
-            own_hosts=[request.get_host().rsplit(":", 1)[0]],
-        )
-    except InvalidInput:
-        return None
