@@ -56,6 +56,15 @@ class TallyWriter:
         with self._lock:
             return sum(self._waiting.values())
 
+    def waiting_for(self, group: str, *, first_day: str, last_day: str) -> dict[tuple[str, str], int]:
+        """This process's counts of a group not written yet, per (day, key), for reads that add them."""
+        with self._lock:
+            return {
+                (day, key): count
+                for (of, day, key, _), count in self._waiting.items()
+                if of == group and first_day <= day <= last_day
+            }
+
     def flush(self) -> int:
         """Write every waiting tally with one ADD each; how many writes were made."""
         with self._flushing:

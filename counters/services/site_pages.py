@@ -109,19 +109,22 @@ class SitePages:
 
 
 def never_prefixes() -> tuple[str, ...]:
-    """Path prefixes that are never pages: static and media files, the admin, the app's API."""
+    """Path prefixes that are never pages: static and media files, the admin, the app's API and views."""
     prefixes = [settings.STATIC_URL, getattr(settings, "MEDIA_URL", ""), route_path("admin:index")]
     # The API's folder: `/api/counters` lives in `/api/`, as every endpoint of the app's API does.
     if api := route_path("counters:api-counters"):
         prefixes.append(api.rsplit("/", 1)[0] + "/")
+    # A page's own view reads its numbers: looking at them is no view of the site.
+    if own_view := route_path("counters:site-page", "-"):
+        prefixes.append(own_view.removesuffix("-/"))
     # An unset MEDIA_URL reads as "/", which would leave no page at all.
     return tuple("/" + prefix.lstrip("/") for prefix in prefixes if prefix.strip("/"))
 
 
-def route_path(route: str) -> str:
+def route_path(route: str, *args: str) -> str:
     """The path of a named route, '' if the project has no such route."""
     try:
-        return reverse(route)
+        return reverse(route, args=args)
     except NoReverseMatch:
         return ""
 
