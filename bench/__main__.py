@@ -1,4 +1,4 @@
-"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|profile [--quick]`."""
+"""`python -m bench all|store|views|servers|beacon|workers|votes|before|cost|exactness|fanout|profile`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ SCENARIOS = (
     "store",
     "views",
     "servers",
+    "beacon",
     "workers",
     "votes",
     "before",

@@ -49,7 +49,14 @@ PARTS: dict[str, Part] = {
         "counters.services.site_pages.SitePages.for_runtime",
         needs=("store",),
         settings=frozenset(
-            {"COUNTERS_SITE_INCLUDE", "COUNTERS_SITE_EXCLUDE", "COUNTERS_SITE_MAX_PAGES", "STATIC_URL"}
+            {
+                "COUNTERS_SITE_INCLUDE",
+                "COUNTERS_SITE_EXCLUDE",
+                "COUNTERS_SITE_MAX_PAGES",
+                "COUNTERS_SITE_MAX_PATH",
+                "COUNTERS_SITE_ORIGINS",
+                "STATIC_URL",
+            }
         ),
     ),
     "vote_gate": Part(

@@ -34,15 +34,20 @@ def view_record(
         publish_bot_views(slug, state.bot_views)
         return state
     state = get_store().increment(slug, kind="views")
-    metrics().views_counted.inc()
-    history_writer.record(name=slug, at=at)
+    views_counted(state, count=1, at=at)
     site_tally(name=slug, source=source, at=at)
-    hot_settler.written(name=slug)
-    broadcast.publish([state])
     if client is not None:
         # After the view is counted: a page that is not registered gets no visitor marker.
         visitor_record(name=slug, client=client, at=at)
     return state
+
+
+def views_counted(state: CounterState, *, count: int, at: float | None = None) -> None:
+    """After the write that counted `count` views of a page: metrics, history, hot settling, the live push."""
+    metrics().views_counted.inc(count)
+    history_writer.record(name=state.name, count=count, at=at)
+    hot_settler.written(name=state.name)
+    broadcast.publish([state])
 
 
 def counter_make_hot(*, name: str, shards: int) -> CounterState:

@@ -25,8 +25,8 @@ from counters.domain.visitors import Client
 from counters.exceptions import PageLimitReached, UnknownCounter
 from counters.live import catalog
 from counters.runtime import runtime
-from counters.services.counters import view_record
-from counters.store import CounterStore
+from counters.services.counters import view_record, views_counted
+from counters.store import CounterStore, get_store
 
 logger = logging.getLogger(__name__)
 
@@ -51,11 +51,21 @@ class Page:
 class SitePages:
     """This process's rules for whole-site counting, and the log of pages refused at the cap."""
 
-    def __init__(self, store: CounterStore, *, rules: PageRules, cap: int, max_path: int) -> None:
+    def __init__(
+        self,
+        store: CounterStore,
+        *,
+        rules: PageRules,
+        cap: int,
+        max_path: int,
+        origins: frozenset[str] = frozenset(),
+    ) -> None:
         self._store = store
         self.rules = rules
         self.cap = cap
         self.max_path = max_path
+        # Origins whose pages may send the site beacon, as browsers write them (lowercase, no slash).
+        self.origins = frozenset(origin.lower().rstrip("/") for origin in origins)
         self._lock = threading.Lock()
         self._refused = 0
         self._logged_at = 0.0
@@ -67,7 +77,11 @@ class SitePages:
             include=conf.site_include(), exclude=conf.site_exclude(), never=never_prefixes()
         )
         return cls(
-            process.part("store"), rules=rules, cap=conf.site_max_pages(), max_path=conf.site_max_path()
+            process.part("store"),
+            rules=rules,
+            cap=conf.site_max_pages(),
+            max_path=conf.site_max_path(),
+            origins=frozenset(conf.site_origins()),
         )
 
     def page_for(self, raw_path: object, *, host: str = "") -> Page | None:
@@ -145,3 +159,10 @@ def site_view_record(
             return None  # a crawler never creates a page
     site_pages().create(page, title=title)
     return view_record(slug=page.name, client=client, at=at, source=source)
+
+
+def page_views_add(name: str, count: int) -> CounterState:
+    """Count `count` views of a page created at its first view (its step is 1) in one write; pushed."""
+    state = get_store().increment(name, kind="views", by=count)
+    views_counted(state, count=count)
+    return state

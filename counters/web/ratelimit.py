@@ -126,6 +126,12 @@ class VoteLimiter:
         return FixedWindowRateLimiter(MemoryStorage())
 
 
+def limiter_is_local() -> bool:
+    """Whether the limiter every worker shares is this process's own (no Redis): a check does no I/O."""
+    limiters = runtime().part("vote_limiter")
+    return limiters.shared is limiters.local
+
+
 def shared_limiter() -> FixedWindowRateLimiter:
     """The limiter every worker shares (this process's own without Redis)."""
     return runtime().part("vote_limiter").shared

@@ -14,20 +14,26 @@ docs/whole-site.md.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from counters import conf
 from counters.domain.addresses import trusted_address
+from counters.domain.bots import is_bot
 from counters.domain.page_rules import clean_title
 from counters.domain.sources import source_of
 from counters.domain.visitors import Client
-from counters.exceptions import CounterError, InvalidInput, TooLarge
-from counters.services.site_pages import site_pages, site_view_record
+from counters.exceptions import CounterError, InvalidInput, TooLarge, UnknownCounter
+from counters.services.site_pages import Page, page_views_add, site_pages, site_view_record
+from counters.services.site_tallies import site_tally
+from counters.services.visitors import visitor_book
+from counters.web.beacon_batches import LoopBatches
 from counters.web.errors import answer_for
-from counters.web.ratelimit import check_rate
+from counters.web.ratelimit import check_rate, limiter_is_local
 from counters.web.strict_json import loads_strict
 
 BEACON_PATH = "/api/hit"
@@ -50,35 +56,69 @@ class SiteBeacon:
     def __init__(self, app: Any, *, path: str = BEACON_PATH, threads: int | None = None) -> None:
         self.app = app
         self.path = path
-        # The count waits on the store (boto3 is blocking): in a thread, as many as the store has connections.
+        # The store's calls block (boto3): in threads, as many as the store has connections.
         self.threads = ThreadPoolExecutor(threads or conf.dynamodb_max_pool(), thread_name_prefix="beacon")
+        # Beacons of a page this process counted before share one write per batch (beacon_batches.py).
+        self.batches = LoopBatches(page_views_add, self.threads)
+        self.known_pages: set[str] = set()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or scope["path"] != self.path:
             return await self.app(scope, receive, send)
         headers = dict(scope["headers"])
         origin = headers.get(b"origin", b"").decode("latin-1")
-        allowed = origin_allowed(origin, host=headers.get(b"host", b"").decode("latin-1"))
         cors = [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
         if scope["method"] not in ("POST", "OPTIONS"):
-            return await answer(
-                send, 405, error("method_not_allowed", "Send POST."), [(b"allow", b"POST, OPTIONS")]
-            )
-        if not allowed:
+            allow = [(b"allow", b"POST, OPTIONS")]
+            return await answer(send, 405, error("method_not_allowed", "Send POST."), allow)
+        if not origin_allowed(origin, host=headers.get(b"host", b"").decode("latin-1")):
             return await answer(send, 403, refusal(origin), [(b"vary", b"Origin")])
         if scope["method"] == "OPTIONS":
             return await answer(send, 204, None, cors + PREFLIGHT_HEADERS)
         body = await read_body(receive)
+        try:
+            await self.count(client_of(scope, headers), read_hit(headers, origin, body))
+        except CounterError as exc:
+            refused = answer_for(exc)
+            return await answer(send, refused.status, error(refused.code, exc.detail), cors)
+        return await answer(send, 204, None, cors)
+
+    async def count(self, client: Client, hit: Hit) -> None:
+        """Rate-limit and count one beacon: on the loop when nothing but the page's write needs I/O."""
         loop = asyncio.get_running_loop()
-        status, payload = await loop.run_in_executor(self.threads, count_beacon, scope, headers, origin, body)
-        return await answer(send, status, payload, cors)
+        limit = functools.partial(check_rate, conf.beacon_rate(), address=client.address, scope=RATE_SCOPE)
+        if limiter_is_local():
+            limit(what="beacons")
+        else:  # Redis: a round trip, off the loop
+            await loop.run_in_executor(self.threads, functools.partial(limit, what="beacons"))
+        if hit.page is None:
+            return  # a path the rules leave out: answered, not counted
+        if self.known(hit.page.name, client):
+            try:
+                await self.batches.submit(hit.page.name)
+            except UnknownCounter:
+                self.known_pages.discard(hit.page.name)  # deleted meanwhile: counted (and created) below
+            else:
+                site_tally(name=hit.page.name, source=hit.source)
+                return
+        view = functools.partial(
+            site_view_record, page=hit.page, title=hit.title, source=hit.source, client=client
+        )
+        if await loop.run_in_executor(self.threads, view) is not None:
+            self.known_pages.add(hit.page.name)
+
+    def known(self, name: str, client: Client) -> bool:
+        """A person's view of a page counted here before, by a visitor known today: only a write to make."""
+        if name not in self.known_pages or (conf.count_bots_apart() and is_bot(client.user_agent)):
+            return False
+        return visitor_book().known(name=name, client=client)
 
 
 def origin_allowed(origin: str, *, host: str) -> bool:
     """An origin in COUNTERS_SITE_ORIGINS, or the site's own (the request's Host); never a missing one."""
     if not origin or origin == "null":
         return False
-    if origin.lower().rstrip("/") in {allowed.lower().rstrip("/") for allowed in conf.site_origins()}:
+    if origin.lower().rstrip("/") in site_pages().origins:
         return True
     return bool(host) and urlsplit(origin).netloc.lower() == host.lower()
 
@@ -122,26 +162,26 @@ async def answer(send: Any, status: int, body: bytes | None, headers: Headers) -
     await send({"type": "http.response.body", "body": body or b""})
 
 
-def count_beacon(
-    scope: dict, headers: dict[bytes, bytes], origin: str, body: bytes | None
-) -> tuple[int, Any]:
-    """Rate-limit, read and count one beacon (in a worker thread); the status and body of the answer."""
-    client = client_of(scope, headers)
-    try:
-        check_rate(conf.beacon_rate(), address=client.address, scope=RATE_SCOPE, what="beacons")
-        fields = beacon_fields(headers, body)
-        host = urlsplit(origin).netloc.lower()
-        own = host == headers.get(b"host", b"").decode("latin-1").lower()
-        page = site_pages().page_for(fields.get("path"), host="" if own else host)
-        source = source_of(
-            referrer=fields.get("referrer"), utm=fields.get("utm_source"), own_hosts=[host.rsplit(":", 1)[0]]
-        )
-        if page is not None:
-            site_view_record(page=page, title=clean_title(fields.get("title")), source=source, client=client)
-    except CounterError as exc:
-        refused = answer_for(exc)
-        return refused.status, error(refused.code, exc.detail)
-    return 204, None
+@dataclass(frozen=True)
+class Hit:
+    """A beacon as read: its page (None if the rules leave the path out), title and source."""
+
+    page: Page | None
+    title: str
+    source: str | None
+
+
+def read_hit(headers: dict[bytes, bytes], origin: str, body: bytes | None) -> Hit:
+    """The beacon's page, title and source; TooLarge or InvalidInput (a 400) for a body that is not usable."""
+    fields = beacon_fields(headers, body)
+    host = urlsplit(origin).netloc.lower()
+    own = host == headers.get(b"host", b"").decode("latin-1").lower()
+    page = site_pages().page_for(fields.get("path"), host="" if own else host)
+    # Validated even for a page left out: bad input is a 400 whatever the rules say.
+    source = source_of(
+        referrer=fields.get("referrer"), utm=fields.get("utm_source"), own_hosts=[host.rsplit(":", 1)[0]]
+    )
+    return Hit(page=page, title=clean_title(fields.get("title")), source=source)
 
 
 def beacon_fields(headers: dict[bytes, bytes], body: bytes | None) -> dict[str, Any]:

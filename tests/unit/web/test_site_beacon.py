@@ -142,3 +142,15 @@ async def test_ten_thousand_random_paths_create_no_more_pages_than_the_cap(beaco
     assert statuses.count(204) >= 25 and set(statuses) <= {204, 409}
     assert memory_store.page_budget().created == 25
     assert memory_store.page_budget().refused == statuses.count(409)
+
+
+async def test_concurrent_beacons_are_exact_and_share_writes_in_dynamodb_local(settings, store):
+    settings.COUNTERS_SITE_ORIGINS = [DOCS]
+    settings.COUNTERS_BEACON_RATE = "0"
+    beacon = SiteBeacon(inner, threads=8)
+    assert (await call(beacon, body=hit()))[0] == 204  # creates the page; its visitor is known from now on
+    answers = await asyncio.gather(*(call(beacon, body=hit()) for _ in range(300)))
+    assert [status for status, _, _ in answers] == [204] * 300
+    state = store.get(page_name("/guide", host="docs.example.com:8123"))
+    assert state.value == 301
+    assert state.version < 150, "beacons that met rode on one write"
