@@ -15,7 +15,7 @@ from bench.budget import CONCURRENCIES, Budget
 from bench.environment import BENCH_PAGE, BenchEnvironment, bench_asgi_site
 from bench.load import Request, run_load
 from bench.scenarios.store import RawCounter
-from bench.scenarios.views import beacon_request, site_row
+from bench.scenarios.views import beacon_request, site_row, writes_per_view
 
 SERVER = "uvicorn"
 ORIGIN = "http://docs.bench.example"
@@ -52,12 +52,14 @@ def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
         before = {path: env.store.get(name).value for path, name in pages.items()}
         for concurrency in CONCURRENCIES:
             for label, request in paths.items():
+                start = env.store.get(pages[request.path]) if request.path in pages else None
                 row, ok = site_row(
                     env, raw, budget, f"{label}, {SERVER}", lambda i, r=request: r,
                     concurrency=concurrency, workers=workers,
                 )  # fmt: skip
                 rows.append(row)
-                if request.path in answered:
+                if start is not None:
+                    row["store_writes_per_view"] = writes_per_view(start, env.store.get(pages[request.path]))
                     answered[request.path] += ok
     counted = {path: env.store.get(name).value - before[path] for path, name in pages.items()}
     return {

@@ -11,6 +11,7 @@ from counters import selectors, services
 from counters.admin.forms import BadgeCountingForm, BulkResetForm, ResetForm, SelectedCountersForm
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
+from counters.admin.site_budget import tell_page_budget
 from counters.domain.names import KINDS
 from counters.domain.values import CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter, VersionConflict
@@ -88,6 +89,7 @@ class CounterAdmin(AdminPages):
         kind = request.GET.get("kind", "")
         kind = kind if kind in KINDS else ""
         counters = selectors.counter_search(query=query, kind=kind)
+        tell_page_budget(request)
         rows = [(state, sign_shown(state.name, state.version)) for state in counters]
         return self.render(
             request,

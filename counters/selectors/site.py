@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from counters.background.tally_writer import tally_writer
 from counters.domain.names import validate_counter_name
-from counters.domain.page_rules import PAGES_GROUP, SITE, sources_group
+from counters.domain.page_rules import PAGES_GROUP, SITE, PageBudget, sources_group
 from counters.domain.visitors import visit_day
 from counters.exceptions import InvalidInput
 from counters.runtime import runtime
@@ -117,3 +117,8 @@ def source_rows(*, name: str, days: int, now: float | None = None) -> list[tuple
     return sorted(
         ((day, source, views) for (day, source), views in counts.items()), key=lambda r: (r[0], -r[2], r[1])
     )
+
+
+def page_budget() -> PageBudget:
+    """Pages created at their first view so far, and new pages refused at the cap."""
+    return get_store().page_budget()
