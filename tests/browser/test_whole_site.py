@@ -140,6 +140,9 @@ def check_a_pages_own_view(browser, dashboard, site, name: str) -> None:
     """The top pages link to a page's own view: its views, visitors, sources and chart, at 390 and 1280 px."""
     link = dashboard.locator("[data-site-top-pages] a", has_text="Static docs home")
     assert link.get_attribute("href") == f"/site/pages/{name}/"
+    # The pages table's row of the page (added live when it was created) links there too.
+    details = dashboard.locator(f'tr[data-row="{name}"] a.page-details')
+    expect(details).to_have_attribute("href", f"/site/pages/{name}/", timeout=LIVE_MS)
     for width in (390, 1280):
         page = browser.new_page(viewport={"width": width, "height": 844}, bypass_csp=True)
         page.goto(f"{site.url}/site/pages/{name}/")
