@@ -101,6 +101,10 @@ def main() -> None:
                 "view without a client": lambda i: services.view_record(slug="docs"),
                 "first view of a visitor": lambda i: services.view_record(slug="docs", client=person(i)),
                 "repeat, seen by this process": lambda i: services.view_record(slug="docs", client=person(i)),
+                # A visitor of the site already (above): the page's first visit only.
+                "first view of another page": lambda i: services.view_record(
+                    slug="welcome", client=person(i)
+                ),
                 "bot view": lambda i: services.view_record(slug="docs", client=bot),
             }
         )

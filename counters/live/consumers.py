@@ -8,7 +8,8 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from counters.domain.names import validate_counter_name
+from counters.domain.names import DASHBOARD_COUNTER, validate_counter_name
+from counters.domain.visitors import visit_day
 from counters.exceptions import InvalidInput, StoreUnavailable
 from counters.live.fanout import CLOSE_RELAY_LOST, CLOSE_TRY_AGAIN, RelayUnavailable
 from counters.live.socket_limits import owner_of
@@ -32,7 +33,12 @@ def page_asked(scope: dict) -> str | None:
 
 
 def is_view_counter(counters: list[dict], name: str) -> bool:
-    """Whether a snapshot lists `name` as a counter of views (a page)."""
+    """Whether a snapshot lists `name` as a counter of views (a page), or it is the dashboard.
+
+    The dashboard counts as viewed even on a table without its counter: "dashboards open" is its number.
+    """
+    if name == DASHBOARD_COUNTER:
+        return True
     return any(counter["name"] == name and counter["kind"] == "views" for counter in counters)
 
 
@@ -117,11 +123,13 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         viewing = self.presence.viewing()
         # Viewing-now frames held so far are older than the sums the snapshot carries.
         self.held = [(is_presence, text) for is_presence, text in self.held if not is_presence]
-        # "open": live pages on this process's fan-out now, this one included (the dashboard's headline).
+        # "open": live pages on this process's fan-out now, this one included; "day": the day whose
+        # unique visitors the counters carry (pages keep the largest count heard for a day).
         await self.send_json(
             {
                 "type": "snapshot",
                 "counters": counters,
+                "day": visit_day(runtime().part("clock").time()).key,
                 "open": len(self.fanout),
                 "viewing": viewing,
                 "heartbeat": self.fanout.heartbeat_seconds(),

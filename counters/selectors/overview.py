@@ -40,8 +40,13 @@ class Overview:
     votes: int
     polls: int
     site_visitors: int = 0
-    dashboard_today: int = 0
+    dashboard: PageTraffic | None = None
     day: str = ""
+
+    @property
+    def dashboard_today(self) -> int:
+        """Loads of the dashboard today, counted apart from the pages' traffic."""
+        return self.dashboard.today if self.dashboard else 0
 
     @property
     def views_today(self) -> int:
@@ -75,6 +80,7 @@ class Overview:
             "votes": self.votes,
             "polls": self.polls,
             "dashboard_today": self.dashboard_today,
+            "dashboard": self.dashboard.as_dict() if self.dashboard else None,
             "pages": [page.as_dict() for page in self.pages],
         }
 
@@ -103,13 +109,13 @@ def overview(*, counters: list[CounterState], polls: list[PollTotals], now: floa
     views = [state for state in counters if state.kind == "views"]
     pages = [page_traffic(state=state, now=now) for state in views if state.name != DASHBOARD_COUNTER]
     pages.sort(key=lambda p: (-p.today, -p.state.value, p.state.name))
-    own = [page_traffic(state=state, now=now).today for state in views if state.name == DASHBOARD_COUNTER]
+    own = [page_traffic(state=state, now=now) for state in views if state.name == DASHBOARD_COUNTER]
     day = visit_day(now)
     return Overview(
         pages=tuple(pages),
         votes=sum(poll.total_votes for poll in polls),
         polls=len(polls),
         site_visitors=get_store().visitors_on([SITE_VISITORS], day=day).get(SITE_VISITORS, 0),
-        dashboard_today=sum(own),
+        dashboard=own[0] if own else None,
         day=day.key,
     )

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from counters.domain.names import SITE_VISITORS
+from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.domain.visitors import Client, VisitDay, new_salt, site_visitor_id, visit_day, visitor_id
 from counters.exceptions import CounterError
 from counters.live.tallies import publish_visitors
@@ -101,7 +101,8 @@ class VisitorBook:
 
         True for their first view of the page that day, False for a repeat, None if the store
         could not take it (logged; the next view tries again). The site's count is kept the same way
-        under SITE_VISITORS, with a hash that names no page; the pages whose count rose are pushed.
+        under SITE_VISITORS, with a hash that names no page, on their first view of each page (a site
+        count the store could not take is tried again with their next page); the counts that rose are pushed.
         """
         day = visit_day(time.time() if at is None else at)
         try:
@@ -109,7 +110,11 @@ class VisitorBook:
         except CounterError as exc:
             return not_yet(name, exc)
         first = self._count(name, visitor_id(salt, client, name), day)
-        site = self._count(SITE_VISITORS, site_visitor_id(salt, client), day)
+        # A repeat of the page is no first visit of the site either: that was tried with the page's first.
+        # Loads of the dashboard are not traffic of the site: its visitors are not the site's.
+        site = False
+        if first is not False and name != DASHBOARD_COUNTER:
+            site = self._count(SITE_VISITORS, site_visitor_id(salt, client), day)
         risen = [counted for counted, new in ((name, first), (SITE_VISITORS, site)) if new]
         if risen:
             publish_visitors(risen)

@@ -9,7 +9,7 @@ from counters.web.bodies import FORM, JSON, MULTIPART, TEXT, UNTYPED, read_body
 from counters.web.json_api import json_api
 from counters.web.queries import query_params
 from counters.web.visitors import client_of
-from counters.web.voters import no_voter_cookie
+from counters.web.voters import no_voter_cookie, voter_for
 
 # A beacon's body is ignored, but one it is sent must be readable: what sendBeacon and forms send.
 BEACON_TYPES = frozenset({UNTYPED, TEXT, JSON, FORM, MULTIPART})
@@ -55,10 +55,12 @@ def poll_list(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"polls": [poll.as_dict() for poll in selectors.poll_list()]})
 
 
+@no_voter_cookie
 @json_api("GET")
 def overview(request: HttpRequest) -> JsonResponse:
-    """`GET /api/overview`: the dashboard's numbers, pages and polls, as a fresh load of it shows them."""
+    """`GET /api/overview`: the dashboard's numbers, pages, polls and the voter's choices, as a load shows."""
     polls = selectors.poll_list()
     body = selectors.overview(counters=selectors.counter_list(), polls=polls).as_dict()
     body["poll_list"] = [poll.as_dict() for poll in polls]
+    body["choices"] = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id for poll in polls])
     return JsonResponse(body)

@@ -37,7 +37,7 @@ def test_dashboard_shows_visitors_today_and_their_daily_trend(demo_store, dynamo
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.goto(f"{site.url}/")
             row = page.locator('tr[data-row="docs"]')
-            assert row.locator(".count").inner_text() == str(2 * TODAY)
+            assert row.locator("[data-today-of]").inner_text() == str(2 * TODAY)
             assert row.locator("[data-visitors]").inner_text() == str(TODAY)
             trend = 'svg[data-visitor-trend="docs"]'
             page.wait_for_selector(f"{trend}[data-points]")

@@ -73,6 +73,11 @@ def numbers(site: SiteProcess, page: str) -> tuple[int, int, int]:
     return state["value"], state["visitors_today"], state["bot_views"]
 
 
+def site_visitors(site: SiteProcess) -> int:
+    """Unique visitors of the whole site today, as the dashboard's overview tells them."""
+    return requests.get(f"{site.url}/api/overview", timeout=30).json()["visitors_today"]
+
+
 def assert_nothing_personal(store, sites: list[SiteProcess], clients: list[tuple[str, str]]) -> None:
     """A scan of the whole table, and the sites' logs, hold no address, user agent or plain hash of them."""
     paginator = store.gateway.retrying.get_paginator("scan")
@@ -97,6 +102,7 @@ def test_fifty_visitors_four_views_each_and_crawlers_on_a_plain_and_a_hot_page(d
     demo_store.make_hot("welcome", shards=4)
     token = csrf_token(workers[0])
     before = {page: numbers(workers[0], page) for page in ("docs", "welcome")}
+    site_before = site_visitors(workers[0])
     requests_ = [
         (workers[n % 2], page, *visitor(i), n >= 2)
         for page in ("docs", "welcome")
@@ -116,6 +122,7 @@ def test_fifty_visitors_four_views_each_and_crawlers_on_a_plain_and_a_hot_page(d
         f"{workers[0].url}/api/counters/welcome/history?series=visitors", timeout=30
     ).json()
     assert history["points"][-1]["count"] == welcome[1]
+    assert site_visitors(workers[1]) == site_before + VISITORS, "each person once for the whole site"
     assert_nothing_personal(
         demo_store,
         workers,

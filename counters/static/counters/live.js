@@ -21,10 +21,18 @@
  *   {counters}) through the same rule and returns those applied; apply is the same function;
  * - get(name) -> {value, version} or null; state() -> the connection state;
  * - format(n) -> the number as the page writes it; plural(n, one, other) -> "1 view", "2 views".
+ * Visitors and bot views carry no version, and only grow (a day's visitors within that day): snapshots
+ * and catalogs carry them in their counters (`visitors_today` of the snapshot's `day`, `bot_views`), and
+ * {"type":"tallies","day":"D#...","visitors":{...},"bots":{...}} frames bring them as they rise. The page
+ * keeps the largest number per name (a newer day starts again) and shows it in every [data-visitors="<name>"]
+ * and [data-bots="<name>"] element; subscribers get {type:"tallies", day, visitors, bots} with the names
+ * that grew; tallies(day, visitors, bots) feeds numbers from elsewhere; visitors(name), bots(name) read them.
+ * catalog(frame) applies a catalog read some other way (e.g. a page catching up after a gap).
  * Viewing now: the socket names the page it shows (<meta name="counters-page">, set on counted pages);
  * snapshots carry {"viewing": {page: n}} and {"type":"presence","viewing":{...}} frames the pages whose
  * number changed. Every [data-viewing="<page>"] element shows it: "3 viewing", or with
- * data-viewing-form="long" "1 person viewing" / "3 people viewing"; viewing(name) -> the number. */
+ * data-viewing-form="long" "1 person viewing" / "3 people viewing", with "number" just the number;
+ * viewing(name) -> the number. */
 (function () {
   "use strict";
 
@@ -68,6 +76,7 @@
   function plural(value, one, other) {
     return format(value) + " " + (plurals.select(value) === "one" ? one : other);
   }
+  var tallied = { day: "", visitors: {}, bots: {} }; // the largest numbers heard (visitors: of `day`)
   var page = null; // the page this document shows, named to the server so it counts as viewed now
   var viewing = {}; // page -> browsers that have it open now, as the server last said
 
@@ -151,7 +160,9 @@
   }
 
   function viewingText(count, node) {
-    if (node.getAttribute("data-viewing-form") !== "long") return count + " viewing";
+    var form = node.getAttribute("data-viewing-form");
+    if (form === "number") return format(count);
+    if (form !== "long") return count + " viewing";
     return count === 1 ? "1 person viewing" : count + " people viewing";
   }
 
@@ -161,7 +172,7 @@
       var count = viewing[node.getAttribute("data-viewing")] || 0;
       node.textContent = viewingText(count, node);
       node.setAttribute("data-count", String(count));
-      node.hidden = count === 0 && node.getAttribute("data-viewing-form") !== "long";
+      node.hidden = count === 0 && !node.hasAttribute("data-viewing-form");
     });
   }
 
@@ -171,6 +182,69 @@
       viewing[name] = message.viewing[name];
     });
     renderViewing();
+  }
+
+  /* Show one tallied number on every element of its kind and name that shows another. */
+  function renderTally(attribute, name, count) {
+    document.querySelectorAll("[" + attribute + "]").forEach(function (node) {
+      if (node.getAttribute(attribute) !== name) return;
+      var text = format(count);
+      node.setAttribute("data-value", String(count));
+      if (node.textContent === text) return;
+      node.textContent = text;
+      highlight(node);
+    });
+  }
+
+  /* Keep the larger number per name; return the names that grew, with their numbers. */
+  function grow(known, heard) {
+    var grown = {};
+    Object.keys(heard || {}).forEach(function (name) {
+      var count = heard[name];
+      if (typeof count !== "number" || (name in known && count <= known[name])) return;
+      known[name] = count;
+      grown[name] = count;
+    });
+    return grown;
+  }
+
+  /* Apply visitors of `day` and bot views; a newer day's visitors start from nothing. */
+  function tallies(day, visitors, bots) {
+    var newDay = Boolean(visitors && Object.keys(visitors).length && day && day > tallied.day);
+    if (newDay) {
+      // The numbers the page was rendered with are of its first day: only a day after that starts from 0.
+      var after = tallied.day !== "";
+      tallied.day = day;
+      tallied.visitors = {};
+      if (after) document.querySelectorAll("[data-visitors]").forEach(function (node) {
+        if (!(node.getAttribute("data-visitors") in visitors)) visitors[node.getAttribute("data-visitors")] = 0;
+      });
+    }
+    var grownVisitors = day === tallied.day ? grow(tallied.visitors, visitors) : {};
+    var grownBots = grow(tallied.bots, bots);
+    Object.keys(grownVisitors).forEach(function (name) { renderTally("data-visitors", name, grownVisitors[name]); });
+    Object.keys(grownBots).forEach(function (name) { renderTally("data-bots", name, grownBots[name]); });
+    if (Object.keys(grownVisitors).length || Object.keys(grownBots).length) {
+      notify({ type: "tallies", counters: [], day: tallied.day, visitors: grownVisitors, bots: grownBots });
+    }
+  }
+
+  /* The visitors and bot views a snapshot's or catalog's counters carry. */
+  function talliesOf(counters, day) {
+    var visitors = {}, bots = {};
+    (counters || []).forEach(function (counter) {
+      if (!counter || typeof counter.name !== "string") return;
+      if (typeof counter.visitors_today === "number") visitors[counter.name] = counter.visitors_today;
+      if (typeof counter.bot_views === "number") bots[counter.name] = counter.bot_views;
+    });
+    tallies(day || tallied.day, visitors, bots);
+  }
+
+  /* A catalog frame, from the socket or read some other way: counters, then subscribers, then new nodes. */
+  function catalog(frame) {
+    apply(frame.counters, "catalog", { catalog: frame });
+    talliesOf(frame.counters, frame.day);
+    refresh();
   }
 
   /* States from outside the socket, in any of the shapes the site's answers carry. */
@@ -191,6 +265,8 @@
     Object.keys(known).forEach(function (name) {
       render({ name: name, value: known[name].value, version: known[name].version });
     });
+    Object.keys(tallied.visitors).forEach(function (name) { renderTally("data-visitors", name, tallied.visitors[name]); });
+    Object.keys(tallied.bots).forEach(function (name) { renderTally("data-bots", name, tallied.bots[name]); });
   }
 
   function scheduleReconnect() {
@@ -230,11 +306,13 @@
         storeDown = false;
         setState("live");
         apply(message.counters, "snapshot", { open: message.open });
+        talliesOf(message.counters, message.day);
       } else if (message.type === "update") {
         apply(message.counters, "update");
       } else if (message.type === "catalog") {
-        apply(message.counters, "catalog", { catalog: message });
-        refresh();
+        catalog(message);
+      } else if (message.type === "tallies") {
+        tallies(message.day, message.visitors || {}, message.bots || {});
       } else if (message.type === "status") {
         storeDown = message.counts === "unavailable";
         setState(storeDown ? "unavailable" : "live");
@@ -286,6 +364,16 @@
     offer: offer,
     apply: offer, // the earlier name, kept for pages written against it
     refresh: refresh,
+    catalog: catalog,
+    tallies: function (day, visitors, bots) {
+      tallies(day, Object.assign({}, visitors || {}), Object.assign({}, bots || {}));
+    },
+    visitors: function (name) {
+      return tallied.visitors[name] || 0;
+    },
+    bots: function (name) {
+      return tallied.bots[name] || 0;
+    },
     format: format,
     plural: plural,
     get: function (name) {

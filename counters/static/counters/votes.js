@@ -3,7 +3,8 @@
  * resent unchanged on a network failure or 503, so a retry counts once. The answer's totals are offered to
  * window.LiveCounters (live.js, loaded first), which shows them unless the push brought newer ones; other
  * visitors' votes arrive the same way, and every applied total redraws its poll's bars, shares and total.
- * A catalog frame (poll closed, reopened or added, option added) updates the cards in place or adds one.
+ * A catalog frame (poll closed, reopened or added, option added) updates the cards in place or adds one;
+ * one that carries a poll's `choice` (a dashboard catching up after a gap) marks it.
  * Focus stays where the visitor put it: buttons are never replaced, and while a vote is in flight they are
  * marked aria-disabled rather than disabled (a disabled button drops focus). No inline code. */
 (function () {
@@ -265,6 +266,8 @@
         if (!card.querySelector('li[data-option="' + option.id + '"]')) list.appendChild(optionRow(option, data.closed));
       });
       if (card.hasAttribute("data-closed") !== Boolean(data.closed)) setClosed(card, Boolean(data.closed));
+      // A page catching up after a gap also learns the visitor's own choice, as a fresh load shows it.
+      if (Object.prototype.hasOwnProperty.call(data, "choice")) markChoice(card, data.choice);
     });
   }
 

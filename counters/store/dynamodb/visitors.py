@@ -7,7 +7,8 @@ Items (see docs/design.md):
 - marker `PK=SEEN#<visitor>#<page>#<day>`, `SK=SEEN`: `expires_at` (the day's end and an hour). Only
   the keyed hash: no address, no user agent.
 - count `PK=H#<page>`, `SK=D#<day>` (beside the page's minute and hour history): `count`,
-  `expires_at` (90 days). A hot counter's first visits spread over `D#<day>#k`, one per shard.
+  `expires_at` (90 days). A hot counter's first visits spread over `D#<day>#k`, one per shard; the
+  site's (`H#_site`) always do, over SITE_SHARDS.
 
 A first visit is ONE TransactWriteItems: Put the marker if absent, and ADD 1 to the day's count.
 Both happen or neither, so a crash or a lost answer can never leave a marked visitor uncounted, and
@@ -23,6 +24,7 @@ import random
 import time
 from collections.abc import Iterable
 
+from counters.domain.names import SITE_VISITORS
 from counters.domain.visitors import VisitDay
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import items, schema
@@ -33,6 +35,9 @@ from counters.store.dynamodb.table import CONDITION_FAILED, TRANSACTION_CONFLICT
 # Other first visits of the page may hold the day's count item in a transaction: take ours again, with
 # jitter, as votes do.
 VISIT_ATTEMPTS = 8
+# Every person's first view of the day meets on the site's count: it is always spread over this many
+# items (`D#<day>`, `D#<day>#1` ... `#7`), as a hot page's is, so first visits rarely wait on each other.
+SITE_SHARDS = 8
 BACKOFF_SECONDS = 0.01
 
 KEEP_SALT = "SET #salt = if_not_exists(#salt, :candidate), #expires = :expires"
@@ -60,10 +65,15 @@ def drop_salts(table: Table, before: VisitDay) -> int:
     return len(old)
 
 
+def shards_of(view: ShardView, name: str) -> int:
+    """Over how many items the day's count of `name` is spread (0: one item)."""
+    return SITE_SHARDS if name == SITE_VISITORS else view.shard_count(name)
+
+
 def record_visitor(table: Table, view: ShardView, name: str, visitor: str, *, day: VisitDay) -> bool:
     """Put the visitor's marker if absent and add one to the day's count, in one transaction."""
     marker = table.put_new_entry(items.seen_item(name, day.key, visitor, expires_at=day.marker_expires_at))
-    shards = view.shard_count(name)
+    shards = shards_of(view, name)
     for attempt in range(VISIT_ATTEMPTS):
         count = table.update_entry(
             schema.day_key(name, day.key, random.randrange(shards) if shards else 0),
@@ -87,7 +97,7 @@ def record_visitor(table: Table, view: ShardView, name: str, visitor: str, *, da
 def visitors_on(table: Table, view: ShardView, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
     """Each counter's count on `day`: one BatchGetItem, and a Query per hot counter (its shard items)."""
     names = list(dict.fromkeys(names))
-    hot = [name for name in names if view.shard_count(name)]
+    hot = [name for name in names if shards_of(view, name)]
     found = {
         schema.name_from_history_pk(item): as_int(item.get(schema.COUNT))
         for item in table.batch_get([schema.day_key(name, day.key) for name in names if name not in hot])

@@ -122,3 +122,12 @@ async def test_a_crowd_arriving_at_once_is_coalesced_into_a_few_frames(demo_stor
     print(f"{CROWD} sockets in {elapsed:.2f}s -> {len(crowd_frames)} viewing-now frames")
     assert all(frame["type"] == "presence" for frame in crowd_frames)
     assert len(crowd_frames) <= 2 + elapsed / interval, (len(crowd_frames), elapsed)
+
+
+async def test_the_dashboard_counts_as_viewed_on_a_table_without_its_counter(memory_store):
+    async with dashboard_socket(page="dashboard") as board:
+        snapshot = await board.receive_json_from(timeout=10)
+        assert snapshot["type"] == "snapshot" and snapshot["counters"] == []
+        frames = await frames_until(board, lambda sums: sums.get("dashboard") == 1)
+        assert all(frame["type"] != "websocket.close" for frame in frames)
+    assert presence().local() == {}

@@ -1,0 +1,44 @@
+"""The dashboard's overview: views today counting what is not written yet, the dashboard's loads apart."""
+
+from __future__ import annotations
+
+import time
+
+from counters import selectors, services
+from counters.domain.visitors import Client
+
+
+def person(i: int) -> Client:
+    return Client(address=f"198.51.100.{i}", user_agent="Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0")
+
+
+def overview():
+    return selectors.overview(counters=selectors.counter_list(), polls=selectors.poll_list())
+
+
+def test_views_not_written_yet_count_and_the_dashboard_is_apart(memory_demo_store):
+    for i in range(3):
+        services.view_record(slug="docs", client=person(i))
+    services.view_record(slug="welcome", client=person(0))
+    for _ in range(2):
+        services.view_record(slug="dashboard", client=person(5))
+    found = overview()  # the history writer has written nothing yet: its tally counts
+    assert [page.state.name for page in found.pages] == ["docs", "welcome", "pricing"]
+    assert (found.views_today, found.views_last_hour) == (4, 4)
+    assert found.site_visitors == 3, "the dashboard's visitor is not the site's"
+    assert found.dashboard_today == 2
+    body = found.as_dict()
+    assert body["pages"][0] | {"updated_at": None} == {
+        **selectors.counter_detail(name="docs").as_dict(),
+        "updated_at": None,
+        "today": 3,
+        "last_hour": 3,
+    }
+    assert (body["views_today"], body["visitors_today"], body["dashboard"]["today"]) == (4, 3, 2)
+
+
+def test_a_view_of_yesterday_is_not_today(memory_demo_store):
+    services.view_record(slug="docs", at=time.time() - 86400 - 3600)
+    services.view_record(slug="docs")
+    found = overview()
+    assert found.pages[0].today == 1 and found.pages[0].state.value == 2
