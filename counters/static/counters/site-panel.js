@@ -1,5 +1,5 @@
 /* The whole site, kept live (templates _site_panel.html and site_page.html):
- * - the site panel ([data-site-panel]): visitors of the site today, top pages today and top sources today
+ * - the site panel ([data-site-panel]): top pages today and top sources today
  *   (read again from /api/site at most once a second while views arrive, and once more when they settle,
  *   as other workers write their tallies within about a second), top pages now (the viewing-now numbers
  *   live.js keeps), and the site's views per hour over the last 24 hours, each new view added as it comes;
@@ -185,8 +185,6 @@
     }
     function refresh() {
       getJSON(panel.getAttribute("data-site-url")).then(function (summary) {
-        var visitors = panel.querySelector("[data-site-visitors]");
-        if (visitors) visitors.textContent = format(summary.visitors_today);
         summary.top_pages.forEach(function (page) { titles[page.name] = page.title; });
         fill(panel.querySelector("[data-site-top-pages]"), summary.top_pages, "No views today yet.",
           function (page) { return [page.title, page.views]; }, function (page) { return pageLink(panel, page.name); });
