@@ -148,22 +148,29 @@
       if (total) total.textContent = format(sum);
       if (summary) summary.textContent = format(sum) + " views of the whole site in the last 24 hours.";
     }
-    getJSON(panel.getAttribute("data-history-url") + "?window=24h&step=1h").then(function (data) {
-      chart = {
-        bucket: data.bucket_seconds,
-        starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
-        counts: data.points.map(function (p) { return p.count; })
-      };
-      show();
-    }).catch(function (error) {
-      if (summary) summary.textContent = "The site's history cannot be loaded: " + error.message + ".";
-    });
+    function load() {
+      getJSON(panel.getAttribute("data-history-url") + "?window=24h&step=1h").then(function (data) {
+        chart = {
+          bucket: data.bucket_seconds,
+          starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
+          counts: data.points.map(function (p) { return p.count; })
+        };
+        show();
+      }).catch(function (error) {
+        if (summary) summary.textContent = "The site's history cannot be loaded: " + error.message + ".";
+      });
+    }
+    load();
     window.setInterval(function () { if (chart) { advance(chart); show(); } }, 60000);
-    return function added(views) {
-      if (!chart) return; // its history, when it comes, holds them or will with the next flush
-      advance(chart);
-      chart.counts[chart.counts.length - 1] += views;
-      show();
+    return {
+      added: function (views) {
+        if (!chart) return; // its history, when it comes, holds them or will with the next flush
+        advance(chart);
+        chart.counts[chart.counts.length - 1] += views;
+        show();
+      },
+      // After a reconnect: a chart the store could not give at load time is read again.
+      again: function () { if (!chart) load(); }
     };
   }
 
@@ -173,7 +180,7 @@
 
   function startPanel(panel) {
     var titles = {};
-    var added = startChart(panel);
+    var chart = startChart(panel);
     function rememberTitles() {
       document.querySelectorAll("tr[data-row]").forEach(function (tr) {
         var link = tr.querySelector("th a");
@@ -185,6 +192,8 @@
     }
     function refresh() {
       getJSON(panel.getAttribute("data-site-url")).then(function (summary) {
+        // Loaded while the store was down: the panel fills in once it answers.
+        panel.querySelectorAll("[data-site-unavailable]").forEach(function (node) { node.remove(); });
         summary.top_pages.forEach(function (page) { titles[page.name] = page.title; });
         fill(panel.querySelector("[data-site-top-pages]"), summary.top_pages, "No views today yet.",
           function (page) { return [page.title, page.views]; }, function (page) { return pageLink(panel, page.name); });
@@ -210,8 +219,8 @@
       live().subscribe(function (message) {
         var views = 0;
         (message.counters || []).forEach(function (update) { views += viewsIn(update); });
-        if (message.type !== "snapshot" && views) { added(views); soon(); }
-        if (message.type === "snapshot" || message.type === "catalog") soon();
+        if (message.type !== "snapshot" && views) { chart.added(views); soon(); }
+        if (message.type === "snapshot" || message.type === "catalog") { chart.again(); soon(); }
       });
     }
     window.setInterval(showNow, NOW_MS);
@@ -235,20 +244,22 @@
     });
   }
 
-  /* ---- the pages table: each row links to its page's own view ---- */
+  /* ---- the pages table: each row links to its page's own view (in its last-hour cell, so the
+   * row's heading keeps one link: the page itself) ---- */
   function linkRows() {
     var panel = document.querySelector("[data-site-panel]");
     if (!panel) return;
     document.querySelectorAll("[data-page-rows] tr[data-row]").forEach(function (tr) {
       var name = tr.getAttribute("data-row");
-      var th = tr.querySelector("th");
-      if (!th || name === DASHBOARD || th.querySelector(".page-details")) return;
+      var cell = tr.querySelector("td.trend") || tr.lastElementChild;
+      var heading = tr.querySelector("th");
+      if (!cell || name === DASHBOARD || tr.querySelector(".page-details")) return;
       var a = document.createElement("a");
       a.className = "page-details";
       a.href = pageLink(panel, name);
       a.textContent = "details";
-      a.setAttribute("aria-label", "Details of " + (th.querySelector("a") || th).textContent.trim());
-      th.appendChild(a);
+      a.setAttribute("aria-label", "Details of " + (heading ? (heading.querySelector("a") || heading).textContent.trim() : name));
+      cell.appendChild(a);
     });
   }
 
