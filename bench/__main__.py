@@ -1,4 +1,8 @@
-"""`python -m bench all|store|views|servers|beacon|workers|votes|before|cost|exactness|fanout|profile`."""
+"""`python -m bench NAME...`: all, store, views, servers, beacon, workers, votes, before, cost, exactness,
+fanout, streams, profile.
+
+Add `--quick` for tiny bounded runs.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ SCENARIOS = (
     "cost",
     "exactness",
     "fanout",
+    "streams",
     "profile",
 )
 

@@ -114,7 +114,7 @@ def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
     assert plan(["all"]) == [
         "store", "views", "servers", "beacon", "workers", "votes", "before", "cost", "exactness",
-        "fanout", "profile",
+        "fanout", "streams", "profile",
     ]  # fmt: skip
 
 
@@ -151,3 +151,14 @@ def test_beacon_run_measures_the_site_beacon_beside_django_and_the_floor(tmp_pat
     assert all(row["site_cpu_ms_per_request"] > 0 for row in counting)
     checks = section["checks"]
     assert checks["exact"] is True and checks["counted"] == checks["answered_2xx"]
+
+
+@pytest.mark.processes
+def test_streams_run_reaches_the_socket_with_every_outside_write(tmp_path):
+    section = run_bench(tmp_path, "streams")["sections"]["streams"]
+    assert section["available"] is True, section.get("detail")
+    figure = section["figure"]
+    assert figure["outside_writes"] > 0 and figure["outside_missing"] == 0
+    assert figure["socket_final"] == figure["final_written"] and figure["never_went_back"] is True
+    assert 0 < figure["outside"]["p50_ms"] <= figure["outside"]["p99_ms"]
+    assert section["checks"]["exact"] is True
