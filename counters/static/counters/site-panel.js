@@ -178,43 +178,49 @@
     return panel.getAttribute("data-page-url-template").replace("__name__", encodeURIComponent(name));
   }
 
+  /* Titles of the pages this page knows: the pages table's rows and the top pages. */
+  function rememberTitles(panel, titles) {
+    document.querySelectorAll("tr[data-row]").forEach(function (tr) {
+      var link = tr.querySelector("th a");
+      titles[tr.getAttribute("data-row")] = link ? link.textContent : tr.getAttribute("data-row");
+    });
+    panel.querySelectorAll("[data-site-page-row]").forEach(function (tr) {
+      titles[tr.getAttribute("data-site-page-row")] = tr.querySelector("th").textContent;
+    });
+  }
+
+  /* Today's top pages and sources, read again. */
+  function refreshPanel(panel, titles) {
+    getJSON(panel.getAttribute("data-site-url")).then(function (summary) {
+      // Loaded while the store was down: the panel fills in once it answers.
+      panel.querySelectorAll("[data-site-unavailable]").forEach(function (node) { node.remove(); });
+      summary.top_pages.forEach(function (page) { titles[page.name] = page.title; });
+      fill(panel.querySelector("[data-site-top-pages]"), summary.top_pages, "No views today yet.",
+        function (page) { return [page.title, page.views]; }, function (page) { return pageLink(panel, page.name); });
+      fill(panel.querySelector("[data-site-top-sources]"), summary.top_sources, "No sources yet today.",
+        function (source) { return [sourceLabel(source.source), source.views]; });
+    }).catch(function () { /* the next view tries again; the panel keeps what it shows */ });
+  }
+
+  /* The pages open now, most viewers first, from the viewing-now numbers live.js keeps; redrawn on change. */
+  function showNow(panel, titles, shown) {
+    if (!live() || !live().viewing) return shown;
+    rememberTitles(panel, titles);
+    var open = Object.keys(titles).map(function (name) { return [name, live().viewing(name)]; })
+      .filter(function (item) { return item[1] > 0 && item[0] !== DASHBOARD; })
+      .sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); }).slice(0, TOP);
+    var key = JSON.stringify(open);
+    if (key === shown) return shown;
+    fill(panel.querySelector("[data-site-now]"), open, "Nobody has a counted page open.",
+      function (item) { return [titles[item[0]] || item[0], item[1]]; }, function (item) { return pageLink(panel, item[0]); });
+    return key;
+  }
+
   function startPanel(panel) {
     var titles = {};
     var chart = startChart(panel);
-    function rememberTitles() {
-      document.querySelectorAll("tr[data-row]").forEach(function (tr) {
-        var link = tr.querySelector("th a");
-        titles[tr.getAttribute("data-row")] = link ? link.textContent : tr.getAttribute("data-row");
-      });
-      panel.querySelectorAll("[data-site-page-row]").forEach(function (tr) {
-        titles[tr.getAttribute("data-site-page-row")] = tr.querySelector("th").textContent;
-      });
-    }
-    function refresh() {
-      getJSON(panel.getAttribute("data-site-url")).then(function (summary) {
-        // Loaded while the store was down: the panel fills in once it answers.
-        panel.querySelectorAll("[data-site-unavailable]").forEach(function (node) { node.remove(); });
-        summary.top_pages.forEach(function (page) { titles[page.name] = page.title; });
-        fill(panel.querySelector("[data-site-top-pages]"), summary.top_pages, "No views today yet.",
-          function (page) { return [page.title, page.views]; }, function (page) { return pageLink(panel, page.name); });
-        fill(panel.querySelector("[data-site-top-sources]"), summary.top_sources, "No sources yet today.",
-          function (source) { return [sourceLabel(source.source), source.views]; });
-      }).catch(function () { /* the next view tries again; the panel keeps what it shows */ });
-    }
-    var soon = throttled(refresh);
-    var nowShown = "";
-    function showNow() {
-      if (!live() || !live().viewing) return;
-      rememberTitles();
-      var open = Object.keys(titles).map(function (name) { return [name, live().viewing(name)]; })
-        .filter(function (item) { return item[1] > 0 && item[0] !== DASHBOARD; })
-        .sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); }).slice(0, TOP);
-      var key = JSON.stringify(open);
-      if (key === nowShown) return;
-      nowShown = key;
-      fill(panel.querySelector("[data-site-now]"), open, "Nobody has a counted page open.",
-        function (item) { return [titles[item[0]] || item[0], item[1]]; }, function (item) { return pageLink(panel, item[0]); });
-    }
+    var soon = throttled(function () { refreshPanel(panel, titles); });
+    var shown = "";
     if (live()) {
       live().subscribe(function (message) {
         var views = 0;
@@ -223,7 +229,7 @@
         if (message.type === "snapshot" || message.type === "catalog") { chart.again(); soon(); }
       });
     }
-    window.setInterval(showNow, NOW_MS);
+    window.setInterval(function () { shown = showNow(panel, titles, shown); }, NOW_MS);
   }
 
   /* ---- a page's own view: its sources today ---- */
