@@ -66,6 +66,10 @@ class StoreMisconfigured(StoreUnavailable):
         self.where = where
 
 
+class PageLimitReached(CounterError):
+    """A new page would pass the site's cap on pages created at their first view."""
+
+
 class PollClosed(Conflict):
     """The poll takes no more votes."""
 

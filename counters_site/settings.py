@@ -55,6 +55,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "counters.web.voters.VoterMiddleware",
+    # Counts every HTML page once COUNTERS_SITE_PAGES is on (docs/whole-site.md); inert otherwise.
+    "counters.web.site_middleware.SitePagesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

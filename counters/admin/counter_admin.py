@@ -17,6 +17,7 @@ from counters.admin.forms import (
 )
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
+from counters.admin.site_budget import tell_page_budget
 from counters.domain.names import KINDS
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter, VersionConflict
@@ -104,6 +105,7 @@ class CounterAdmin(AdminPages):
         kind = request.GET.get("kind", "")
         kind = kind if kind in KINDS else ""
         counters = selectors.counter_search(query=query, kind=kind)
+        tell_page_budget(request)
         rows = [(state, sign_shown(state.name, state.version)) for state in counters]
         return self.render(
             request,

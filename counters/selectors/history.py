@@ -20,7 +20,7 @@ from counters.domain.buckets import (
     series_window,
 )
 from counters.domain.clock import Day, days_up_to
-from counters.domain.names import validate_counter_name
+from counters.domain.names import SITE_VISITORS, validate_counter_name
 from counters.runtime import runtime
 from counters.store import CounterStore, get_store
 
@@ -69,11 +69,14 @@ def counter_history(
 
     `series="visitors"`: its unique visitors per day over the last 90 days (window 90d).
     """
-    name = validate_counter_name(name)
+    # The whole site has a history (every page's views, the site's visitors) and no counter of its own.
+    site = name == SITE_VISITORS
+    name = name if site else validate_counter_name(name)
     chosen = series_window(series, window)
     each = chosen.step_named(step)
     store = get_store()
-    store.get(name)  # unknown counters are a 404, not an empty chart
+    if not site:
+        store.get(name)  # unknown counters are a 404, not an empty chart
     clock = runtime().part("clock")
     now = clock.time() if now is None else now
     if each.by_day:

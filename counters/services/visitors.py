@@ -124,6 +124,16 @@ class VisitorBook:
             publish_visitors(risen)
         return first
 
+    def known(self, *, name: str, client: Client, at: float | None = None) -> bool:
+        """Whether this process counted the client today as a visitor of `name` and of the site (no I/O)."""
+        day = visit_day(time.time() if at is None else at)
+        with self._lock:
+            salt = self._salt
+        if salt is None or salt[0] != day.key:
+            return False
+        page, site = visitor_id(salt[1], client, name), site_visitor_id(salt[1], client)
+        return self.seen.seen(page) and self.seen.seen(site)
+
     def _count(self, name: str, visitor: str, day: VisitDay) -> bool | None:
         """Count one keyed hash once on `day` under `name`: True if new, False if seen, None if not taken."""
         if self.seen.seen(visitor):

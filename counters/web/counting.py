@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 
 from counters import services
 from counters.exceptions import InvalidInput, StoreMisconfigured, StoreUnavailable, UnknownCounter
-from counters.web.visitors import client_of
+from counters.web.visitors import client_of, source_from
 
 logger = logging.getLogger(__name__)
 NameSource = str | Callable[..., str]
@@ -38,7 +38,9 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     if request.method != "GET":
         return
     try:
-        request.counter = services.view_record(slug=name, client=client_of(request))
+        request.counter = services.view_record(
+            slug=name, client=client_of(request), source=source_from(request)
+        )
     except (UnknownCounter, InvalidInput) as exc:
         if registered_only:
             raise no_such_page(request) from exc

@@ -15,6 +15,7 @@ from counters.background import history_writer as history
 from counters.background.history_writer import HistoryRecorder
 from counters.domain.buckets import HOUR, MINUTE
 from counters.domain.clock import day_of
+from counters.domain.names import SITE_VISITORS
 from counters.domain.values import CounterDefinition
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import schema
@@ -57,10 +58,13 @@ def test_views_land_in_minute_and_hour_buckets_that_add_up(page):
     page.add_to_bucket = lambda *args, **kwargs: (writes.append(args), original(*args, **kwargs))
     for _ in range(25):
         services.view_record(slug="welcome")
-    assert history.pending() == 25
+    # Each view is in the page's history and the whole site's (SITE_VISITORS).
+    assert history.pending() == 50
     assert history.flush() == len(writes)
-    # One ADD per bucket, not per view: a minute, an hour and a day bucket (two of any across a boundary).
-    assert 3 <= len(writes) <= 6
+    # One ADD per bucket, not per view: a minute, an hour and a day bucket of each (two of any across a
+    # boundary), for the page and for the site.
+    assert 6 <= len(writes) <= 12
+    assert {args[0] for args in writes} == {"welcome", SITE_VISITORS}
     items = bucket_items(page, "welcome")
     minutes, hours, days = (
         {i["SK"]["S"]: int(i["count"]["N"]) for i in items if i["SK"]["S"].startswith(p)}
