@@ -1,4 +1,5 @@
-"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|streams|profile`.
+"""`python -m bench NAME...`: all, store, views, servers, beacon, workers, votes, before, cost, exactness,
+fanout, streams, profile.
 
 Add `--quick` for tiny bounded runs.
 """
@@ -22,6 +23,7 @@ SCENARIOS = (
     "store",
     "views",
     "servers",
+    "beacon",
     "workers",
     "votes",
     "before",

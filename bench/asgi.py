@@ -1,4 +1,4 @@
-"""The site's ASGI application plus one benchmark endpoint that hands frames out on the server's loop.
+"""The site's ASGI application plus benchmark endpoints: frames handed out on the server's loop, a floor.
 
 `POST /bench/hand-out?frames=K&size=S&path=direct|send&pause=P` hands K update frames of about S bytes
 (each P seconds after the last, default 0) to every dashboard socket of this process, through
@@ -20,6 +20,8 @@ from urllib.parse import parse_qs
 from counters_site.asgi import application as site_application
 
 HAND_OUT_PATH = "/bench/hand-out"
+# The floor beside the site beacon: an ASGI endpoint that reads the body and answers 204, doing nothing.
+NOTHING_PATH = "/bench/nothing"
 
 
 def padded_update(size: int, number: int) -> str:
@@ -65,8 +67,20 @@ async def answer(send, status: int, body: dict) -> None:
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
 
+async def nothing(receive, send) -> None:
+    """Read the request and answer 204: what any endpoint costs the server before it does anything."""
+    more = True
+    while more:
+        message = await receive()
+        more = message.get("more_body", False)
+    await send({"type": "http.response.start", "status": 204, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+
+
 async def application(scope, receive, send):
-    """The site, with the hand-out endpoint in front of it."""
+    """The site, with the hand-out endpoint and the do-nothing floor in front of it."""
+    if scope["type"] == "http" and scope["path"] == NOTHING_PATH:
+        return await nothing(receive, send)
     if scope["type"] != "http" or scope["path"] != HAND_OUT_PATH:
         return await site_application(scope, receive, send)
     query = {key: values[-1] for key, values in parse_qs(scope["query_string"].decode()).items()}

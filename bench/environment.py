@@ -119,6 +119,7 @@ def _start_site(
     cwd: Path = PROJECT_DIR,
     server: str = "daphne",
     quiet: bool = False,
+    application: str = "counters_site.asgi:application",
     **extra_env: str,
 ) -> Any:
     """Serve the site (of the project at `cwd`) under `server` on a free loopback port, bench settings.
@@ -130,7 +131,9 @@ def _start_site(
     env = site_environment(**{key: os.environ[key] for key in _SITE_KEYS}, **extra_env)
     env["DJANGO_SETTINGS_MODULE"] = "bench.settings"
     # The log lives as long as the run; a site that fails to start shows its tail in the error.
-    site = SiteProcess(env=env, log_path=tmp / f"{name}.log", cwd=cwd, server=server, quiet=quiet)
+    site = SiteProcess(
+        env=env, log_path=tmp / f"{name}.log", cwd=cwd, server=server, quiet=quiet, application=application
+    )
     site.migrate()
     return site.start()
 
@@ -187,6 +190,24 @@ def site_servers(env: BenchEnvironment, servers: list[str]) -> Iterator[dict[str
         finally:
             for site in sites.values():
                 site.stop()
+
+
+@contextlib.contextmanager
+def bench_asgi_site(env: BenchEnvironment, server: str, **extra_env: str) -> Iterator[SiteWorkers]:
+    """The site under `server` with the benchmark's own endpoints (bench/asgi.py), one process."""
+    with tempfile.TemporaryDirectory(prefix=f"counters-bench-{server}-") as tmp:
+        site = _start_site(
+            Path(tmp),
+            name=server,
+            server=server,
+            quiet=True,
+            application="bench.asgi:application",
+            **extra_env,
+        )
+        try:
+            yield SiteWorkers([site], env.local.pid)
+        finally:
+            site.stop()
 
 
 def redis_url() -> str:

@@ -59,7 +59,7 @@ def main() -> None:
         history.flush()
         print(
             f"views   : {n} view_record calls in {seconds:.2f}s = {n / seconds:,.0f}/s; "
-            f"history writes {len(writes)} (background flush each second, vs {2 * n} unbatched)"
+            f"history writes {len(writes)} (background flush each second, vs {3 * n} unbatched)"
         )
 
 

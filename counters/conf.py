@@ -21,6 +21,12 @@ RATE_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 
 
+def as_list(raw: Any) -> tuple[str, ...]:
+    """A list setting: a list or tuple, or comma-separated text from the environment."""
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    return tuple(str(item).strip() for item in items if str(item).strip())
+
+
 def as_bool(raw: Any) -> bool:
     """A boolean setting: a bool, or one of 1/true/yes/on from the environment."""
     return raw if isinstance(raw, bool) else str(raw).strip().lower() in TRUE_WORDS
@@ -86,6 +92,18 @@ SETTINGS: dict[str, Setting] = {
     "COUNTERS_STREAM_LEASE_SECONDS": Setting(10.0, float),
     # Watched counters in a table without a stream: each item read (strongly consistent) this often.
     "COUNTERS_WATCH_POLL_SECONDS": Setting(1.0, float),
+    # Whole site (docs/whole-site.md): count every HTML page the site serves (SitePagesMiddleware),
+    # which paths count (regular expressions; the admin, static files and the API never do), how many
+    # pages may be created at their first view, and how long a path may be.
+    "COUNTERS_SITE_PAGES": Setting(False, as_bool),
+    "COUNTERS_SITE_INCLUDE": Setting("", as_list),
+    "COUNTERS_SITE_EXCLUDE": Setting("", as_list),
+    "COUNTERS_SITE_MAX_PAGES": Setting(1000, int),
+    "COUNTERS_SITE_MAX_PATH": Setting(512, int),
+    # Origins whose pages may send the site beacon (site.js), e.g. `https://docs.example.com`, and the
+    # beacons one address may send per `s`/`m`/`h`/`d` (`0` turns the limit off).
+    "COUNTERS_SITE_ORIGINS": Setting("", as_list),
+    "COUNTERS_BEACON_RATE": Setting("600/m"),
 }
 
 STREAM_READER_MODES = ("off", "worker")
@@ -123,7 +141,7 @@ def check_settings() -> list[str]:
             value(name)
         except (TypeError, ValueError) as exc:
             problems.append(f"{name}={getattr(settings, name, None)!r} cannot be read: {exc}")
-    for rate in (vote_rate, voter_rate):
+    for rate in (vote_rate, voter_rate, beacon_rate):
         try:
             rate()
         except ImproperlyConfigured as exc:
@@ -308,3 +326,36 @@ def stream_lease_seconds() -> float:
 def watch_poll_seconds() -> float:
     """Seconds between two strongly consistent reads of each watched item whose table has no stream."""
     return max(value("COUNTERS_WATCH_POLL_SECONDS"), 0.1)
+def site_pages() -> bool:
+    """Whether SitePagesMiddleware counts every HTML page the site serves."""
+    return value("COUNTERS_SITE_PAGES")
+
+
+def site_include() -> tuple[str, ...]:
+    """Patterns a path must match one of to count (none: every path)."""
+    return as_list(value("COUNTERS_SITE_INCLUDE"))
+
+
+def site_exclude() -> tuple[str, ...]:
+    """Patterns of paths that never count."""
+    return as_list(value("COUNTERS_SITE_EXCLUDE"))
+
+
+def site_max_pages() -> int:
+    """How many pages may be created at their first view."""
+    return value("COUNTERS_SITE_MAX_PAGES")
+
+
+def site_max_path() -> int:
+    """Longest page path accepted (longer is a 400 at the beacon, uncounted by the middleware)."""
+    return value("COUNTERS_SITE_MAX_PATH")
+
+
+def site_origins() -> tuple[str, ...]:
+    """Origins whose pages may send the site beacon."""
+    return as_list(value("COUNTERS_SITE_ORIGINS"))
+
+
+def beacon_rate() -> Rate:
+    """Per-address allowance of site beacons."""
+    return parse_rate(value("COUNTERS_BEACON_RATE"), setting="COUNTERS_BEACON_RATE")

@@ -56,6 +56,24 @@ class StoreUnavailable(CounterError):
         self.refused = refused
 
 
+class StoreMisconfigured(StoreUnavailable):
+    """The store cannot serve until its settings are fixed (credentials, endpoint, region, table).
+
+    A StoreUnavailable, so every page and endpoint still degrades as in an outage; kept apart from one
+    by its own code and sentence, which says what is wrong and how to fix it. `where` names the
+    endpoint, region and table for the server's log, never for a visitor.
+    """
+
+    def __init__(self, detail: str, *, where: str = "") -> None:
+        # Refused: nothing went out, so nothing can have been applied.
+        super().__init__(detail, retry_after=30, refused=True)
+        self.where = where
+
+
+class PageLimitReached(CounterError):
+    """A new page would pass the site's cap on pages created at their first view."""
+
+
 class PollClosed(Conflict):
     """The poll takes no more votes."""
 

@@ -8,11 +8,11 @@ from django.db import models
 
 
 class Counter(models.Model):
-    """Stands for the counters in DynamoDB: who may see them, reset them and change their settings."""
+    """Stands for the counters in DynamoDB: who may see, add (register) and reset them, and their settings."""
 
     class Meta:
         managed = False
-        default_permissions = ("view",)
+        default_permissions = ("view", "add")
         permissions = [
             ("reset_counter", "Can reset counters"),
             ("configure_counter", "Can choose whether a counter's badge counts views"),

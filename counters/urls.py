@@ -5,7 +5,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.web import api, badges, csv_api, health, pages, poll_api, vote_api
+from counters.web import api, badges, csv_api, health, pages, poll_api, site_api, site_page, vote_api
 
 app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
@@ -18,6 +18,7 @@ urlpatterns = [
     path(f"pages/{DASHBOARD_COUNTER}/", TO_DASHBOARD),
     path("pages/<str:slug>/", pages.page, name="page"),
     path("api/counters", api.counter_list, name="api-counters"),
+    path("api/pages.csv", csv_api.pages_csv, name="api-pages-csv"),
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),
@@ -28,6 +29,15 @@ urlpatterns = [
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),
     path("badge/<str:name>.svg", badges.badge, name="badge"),
+]
+# The whole site (docs/whole-site.md): its numbers, sources, and each page's own view.
+urlpatterns += [
+    path("api/site", site_api.site_summary, name="api-site"),
+    path("api/site/history", site_api.site_history, name="api-site-history"),
+    path("api/site/sources.csv", site_api.site_sources_csv, name="api-site-sources-csv"),
+    path("api/counters/<str:name>/sources", site_api.counter_sources, name="api-counter-sources"),
+    path("api/counters/<str:name>/sources.csv", site_api.counter_sources_csv, name="api-counter-sources-csv"),
+    path("site/pages/<str:name>/", site_page.page_view, name="site-page"),
 ]
 # For load balancers and Prometheus (docs/operations.md): never counted, never setting a cookie.
 urlpatterns += [

@@ -55,6 +55,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "counters.web.voters.VoterMiddleware",
+    # Counts every HTML page once COUNTERS_SITE_PAGES is on (docs/whole-site.md); inert otherwise.
+    "counters.web.site_middleware.SitePagesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -99,12 +101,13 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
+# The site's time zone decides "today" and the days of the charts and of unique visitors (IANA name).
+TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-# The site's look and favicon; the counters app's scripts and styles come from counters/static/.
+# The site's favicon; the counters app's scripts and styles (its whole look) come from counters/static/.
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = COUNTERS_DATA_DIR / "static"
 # Serve static files from the app dirs directly under daphne too, no collectstatic step needed.

@@ -8,18 +8,36 @@ from django.urls import path, reverse
 from django.utils import timezone
 
 from counters import selectors, services
-from counters.admin.forms import BadgeCountingForm, BulkResetForm, ResetForm, SelectedCountersForm
+from counters.admin.forms import (
+    BadgeCountingForm,
+    BulkResetForm,
+    CounterAddForm,
+    ResetForm,
+    SelectedCountersForm,
+)
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
+from counters.admin.site_budget import tell_page_budget
 from counters.domain.names import KINDS
 from counters.domain.values import CounterState
-from counters.exceptions import StoreUnavailable, UnknownCounter, VersionConflict
+from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter, VersionConflict
 from counters.streams.status import stream_status
 from counters.web.csv_export import csv_response
 
+ADD_PERMISSION = "counters.add_counter"
 RESET_PERMISSION = "counters.reset_counter"
 CONFIGURE_PERMISSION = "counters.configure_counter"
-EXPORT_COLUMNS = ["name", "kind", "title", "value", "version", "updated_at"]
+EXPORT_COLUMNS = ["name", "kind", "title", "value", "version", "updated_at", "visitors_today", "bot_views"]
+# Numbers a page counter has and a vote counter does not: left empty on a vote counter's row.
+PAGE_ONLY_COLUMNS = frozenset({"visitors_today", "bot_views"})
+
+
+def export_row(state: CounterState) -> list[object]:
+    """One counter's row of the export (visitors today: the site's day, as on the dashboard)."""
+    return [
+        "" if column in PAGE_ONLY_COLUMNS and state.kind != "views" else getattr(state, column)
+        for column in EXPORT_COLUMNS
+    ]
 
 
 def reset_done(state: CounterState, before: int, version: int) -> str:
@@ -31,17 +49,18 @@ class CounterAdmin(AdminPages):
     """Every counter in DynamoDB, read through the selectors and reset through the services."""
 
     def pages(self) -> list:
-        """List, detail and reset of one counter."""
+        """List, add, detail and reset of one counter."""
         return [
             (path, "", self.list_view, "changelist"),
+            (path, "add/", self.add_view, "add"),
             (path, "<str:name>/", self.detail_view, "change"),
             (path, "<str:name>/reset/", self.reset_view, "reset"),
             (path, "<str:name>/badge/", self.badge_view, "badge"),
         ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        """Counters are registered by code (pages, polls), not in the admin."""
-        return False
+        """Whether the user may register page counters (vote counters come with their poll)."""
+        return request.user.has_perm(ADD_PERMISSION)
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         """Counters are viewed and reset, never edited: the index offers "View", not "Change"."""
@@ -74,13 +93,10 @@ class CounterAdmin(AdminPages):
         form = SelectedCountersForm(request.POST)
         if not form.is_valid():
             return self.render_list(request, form, status=400)
-        states = selectors.counter_states(names=[name for name, _ in form.cleaned_data["selected"]])
+        names = [name for name, _ in form.cleaned_data["selected"]]
+        states = selectors.with_visitors_today(selectors.counter_states(names=names))
         stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-        return csv_response(
-            f"counters-{stamp}.csv",
-            EXPORT_COLUMNS,
-            ([getattr(state, column) for column in EXPORT_COLUMNS] for state in states),
-        )
+        return csv_response(f"counters-{stamp}.csv", EXPORT_COLUMNS, map(export_row, states))
 
     def render_list(
         self, request: HttpRequest, form: SelectedCountersForm, *, status: int = 200
@@ -89,6 +105,7 @@ class CounterAdmin(AdminPages):
         kind = request.GET.get("kind", "")
         kind = kind if kind in KINDS else ""
         counters = selectors.counter_search(query=query, kind=kind)
+        tell_page_budget(request)
         rows = [(state, sign_shown(state.name, state.version)) for state in counters]
         return self.render(
             request,
@@ -100,8 +117,47 @@ class CounterAdmin(AdminPages):
             kinds=KINDS,
             form=form,
             can_reset=self.has_reset_permission(request),
+            can_add=self.has_add_permission(request),
             stream=stream_status(),
             status=status,
+        )
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict | None = None
+    ) -> HttpResponse:
+        """Register a page counter; 409 if a counter of that name exists, 400 for a field unfit."""
+        self.require(self.has_add_permission(request))
+        form = CounterAddForm(request.POST if request.method == "POST" else None)
+        status = 400 if form.is_bound else 200
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                definition = services.counter_definition(
+                    name=data["name"],
+                    title=data["title"],
+                    description=data["description"],
+                    start=data["start"],
+                )
+                registered = services.counter_register(definition)
+            except InvalidInput as exc:
+                form.add_error(None, exc.detail)
+            except Conflict as exc:
+                form.add_error(None, exc.detail)
+                status = 409
+            else:
+                if registered.created:
+                    messages.success(request, f"Counter {definition.name} was registered.")
+                    return self.detail_redirect(definition.name)
+                form.add_error(
+                    "name", f"A counter named {definition.name!r} exists already; pick another name."
+                )
+                status = 409
+        return self.render(request, "counter_add.html", title="Add counter", form=form, status=status)
+
+    def detail_redirect(self, name: str) -> HttpResponse:
+        """To one counter's page."""
+        return HttpResponseRedirect(
+            reverse("admin:counters_counter_change", args=[name], current_app=self.admin_site.name)
         )
 
     def bulk_reset(self, request: HttpRequest) -> HttpResponse:

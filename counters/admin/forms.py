@@ -7,10 +7,11 @@ from django.core import signing
 from django.utils.text import slugify
 
 from counters.admin.shown import read_shown
-from counters.domain.names import SLUG_PATTERN
+from counters.domain.names import MAX_TEXT_LENGTH, SLUG_PATTERN
 from counters.domain.poll_rules import MAX_PICKS
 from counters.domain.polls import MAX_LABEL_LENGTH, MAX_OPTIONS, MAX_QUESTION_LENGTH, validate_options
 from counters.exceptions import InvalidInput
+from counters.services.registration import MAX_DESCRIPTION_LENGTH
 
 MAX_REASON_LENGTH = 200
 SHOWN_ERROR = "This form does not carry a version this page showed; reload the counter and try again."
@@ -163,6 +164,27 @@ class PollCreateForm(forms.Form):
             self.add_error("options", exc.detail)
         data["options"] = options
         return data
+
+
+class CounterAddForm(forms.Form):
+    """A new page counter: its name (the page's slug), title, description and where it starts."""
+
+    name = option_id_field(
+        label="Name", help_text='The page\'s slug: /pages/<name>/ or count_view("<name>") counts it.'
+    )
+    title = forms.CharField(max_length=MAX_TEXT_LENGTH, required=False, help_text="Shown on the dashboard.")
+    description = forms.CharField(
+        max_length=MAX_DESCRIPTION_LENGTH, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    start = forms.IntegerField(
+        min_value=0, initial=0, label="Start at", help_text="Views counted elsewhere before (0 if none)."
+    )
+
+    def clean_name(self) -> str:
+        """Any slug but `add`, whose address is the page of this form."""
+        if self.cleaned_data["name"] == "add":
+            raise forms.ValidationError("'add' is taken by this page's address; pick another name.")
+        return self.cleaned_data["name"]
 
 
 class OptionForm(forms.Form):

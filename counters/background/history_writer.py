@@ -1,4 +1,7 @@
-"""Record views per minute and per hour off the request path: batched per process, flushed each second.
+"""Record views per minute, hour and day off the request path: batched per process, flushed each second.
+
+Minute and hour buckets are UTC spans; day buckets are the site's days (its TIME_ZONE), keyed by the
+local date, so a day's views are exact in every zone, half-hour and 45-minute offsets included.
 
 `record()` only adds to an in-memory tally (a dict update under a lock); a background thread writes
 one ADD per bucket per flush (every COUNTERS_HISTORY_FLUSH_SECONDS, default 1), whatever the number
@@ -12,9 +15,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from zoneinfo import ZoneInfo
 
 from counters import conf
-from counters.domain.buckets import RESOLUTIONS, Resolution
+from counters.domain.buckets import MINUTE, RESOLUTIONS, VIEW_DAYS
+from counters.domain.clock import day_of
 from counters.exceptions import StoreUnavailable
 from counters.runtime import runtime
 from counters.runtime.ticker import Ticker
@@ -25,14 +30,17 @@ logger = logging.getLogger(__name__)
 # Buckets held back while the store throttles; beyond this the oldest news is dropped, not memory.
 MAX_PENDING = 20_000
 
-BucketRef = tuple[str, Resolution, int]  # counter, resolution, bucket start
+BucketRef = tuple[str, str, int]  # counter, bucket key, when the bucket expires
 
 
 class HistoryRecorder:
     """One store's tally of views per bucket in this process, flushed to it in the background."""
 
-    def __init__(self, store: CounterStore, *, interval: float | None = None) -> None:
+    def __init__(
+        self, store: CounterStore, *, interval: float | None = None, zone: ZoneInfo | None = None
+    ) -> None:
         self._store = store
+        self.zone = zone or ZoneInfo("UTC")  # whose days the day buckets are
         self._closed = False
         self._lock = threading.Lock()
         self._flush_lock = threading.Lock()
@@ -42,31 +50,33 @@ class HistoryRecorder:
         )
 
     def record(self, *, name: str, count: int = 1, at: float | None = None) -> None:
-        """Count `count` views of `name` at `at` (default: now) in its minute and hour buckets."""
+        """Count `count` views of `name` at `at` (default: now) in its minute, hour and day buckets."""
         at = time.time() if at is None else at
         if self._closed and (successor := recorder()) is not self:
             # A request that fetched this recorder just before its store was replaced: the next one writes.
             successor.record(name=name, count=count, at=at)
             return
+        day = day_of(at, self.zone)
+        starts = [(each, each.start_of(at)) for each in RESOLUTIONS]
+        refs = [(name, each.key(start), each.expires_at(start)) for each, start in starts]
+        refs.append((name, VIEW_DAYS.key(day), VIEW_DAYS.expires_at(day)))
         with self._lock:
-            for resolution in RESOLUTIONS:
-                self._add((name, resolution, resolution.start_of(at)), count)
+            for ref in refs:
+                self._add(ref, count)
         self._ticker.ensure_started()
 
     def pending(self) -> int:
-        """Views tallied and not yet written (each view is in two buckets, counted once here)."""
+        """Views tallied and not yet written (each view is in three buckets, counted once here)."""
         with self._lock:
-            return sum(
-                count for (_, resolution, _), count in self._pending.items() if resolution is RESOLUTIONS[0]
-            )
+            return sum(count for (_, key, _), count in self._pending.items() if key.startswith(MINUTE.prefix))
 
-    def tallied(self, name: str, resolution: Resolution, *, since: int) -> int:
-        """Views of `name` tallied and not yet written, in `resolution` buckets from `since` on."""
+    def tallied(self, name: str, *, first: str, last: str) -> int:
+        """Views of `name` tallied and not yet written, in the buckets keyed `first` to `last`."""
         with self._lock:
             return sum(
                 count
-                for (counter, kind, start), count in self._pending.items()
-                if counter == name and kind is resolution and start >= since
+                for (counter, key, _), count in self._pending.items()
+                if counter == name and first <= key <= last
             )
 
     def flush(self) -> int:
@@ -76,11 +86,9 @@ class HistoryRecorder:
                 pending, self._pending = self._pending, {}
             written = 0
             for ref, count in pending.items():
-                name, resolution, start = ref
+                name, key, expires_at = ref
                 try:
-                    self._store.add_to_bucket(
-                        name, resolution.key(start), count, expires_at=resolution.expires_at(start)
-                    )
+                    self._store.add_to_bucket(name, key, count, expires_at=expires_at)
                     written += 1
                 except StoreUnavailable as exc:
                     self._after_failure(ref, count, exc)
@@ -92,9 +100,7 @@ class HistoryRecorder:
             with self._lock:
                 self._add(ref, count)
             return
-        logger.warning(
-            "History lost %s view(s) of %s in bucket %s: %s", count, ref[0], ref[1].key(ref[2]), exc
-        )
+        logger.warning("History lost %s view(s) of %s in bucket %s: %s", count, ref[0], ref[1], exc)
 
     def _add(self, ref: BucketRef, count: int) -> None:
         """Add to a bucket's tally (the caller holds the lock)."""
@@ -113,8 +119,8 @@ class HistoryRecorder:
 
 
 def build_history_recorder(process: object) -> HistoryRecorder:
-    """The runtime's recorder, for its store."""
-    return HistoryRecorder(process.part("store"))
+    """The runtime's recorder, for its store, with days in the site's time zone."""
+    return HistoryRecorder(process.part("store"), zone=process.part("clock").zone)
 
 
 def recorder() -> HistoryRecorder:

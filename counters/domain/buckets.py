@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from counters.domain.clock import Day
 from counters.exceptions import InvalidInput
 
 
@@ -39,15 +40,20 @@ RESOLUTIONS = (MINUTE, HOUR)
 
 @dataclass(frozen=True)
 class Step:
-    """How much time one point of a chart sums: a whole number of stored buckets, aligned in UTC."""
+    """How much time one point of a chart sums: a whole number of stored buckets (a day: the site's day)."""
 
     name: str
     seconds: int
 
     def starts(self, now: float, *, points: int) -> list[int]:
-        """Start of the last `points` steps up to the one holding `now`, oldest first."""
+        """Start of the last `points` steps up to the one holding `now`, oldest first (aligned in UTC)."""
         last = int(now) - int(now) % self.seconds
         return [last - self.seconds * (points - 1 - i) for i in range(points)]
+
+    @property
+    def by_day(self) -> bool:
+        """Whether each point is one day of the site's calendar rather than a fixed span of seconds."""
+        return self.seconds == 86400
 
 
 STEPS = {step.name: step for step in (Step("1m", 60), Step("15m", 900), Step("1h", 3600), Step("1d", 86400))}
@@ -116,11 +122,33 @@ def iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-# Unique visitors are counted per UTC day (items `D#<yyyy-mm-dd>` beside the minute and hour buckets),
-# kept 90 days. Not in RESOLUTIONS: the history writer tallies views, never visitors.
+# Days follow the site's time zone (counters.domain.clock), so their buckets are keyed by the local date,
+# not by a UTC start. `DAY` only gives the `visitors` series its window and step.
 DAY = Resolution("day", "D#", "%Y-%m-%d", 86400, 90 * 86400)
 # Daily unique visitors over the last 90 days: the one window of the `visitors` history series.
 VISITORS_WINDOW = Window("90d", DAY, 90)
+
+
+@dataclass(frozen=True)
+class DayBuckets:
+    """Counts per day of the site's calendar: the sort key prefix and how long a day is kept after it ends."""
+
+    prefix: str
+    keep_seconds: int
+
+    def key(self, day: Day) -> str:
+        """Sort key of the day's bucket: the prefix and the local date (`V#2026-01-01`)."""
+        return self.prefix + day.date.isoformat()
+
+    def expires_at(self, day: Day) -> int:
+        """TTL of the day's bucket."""
+        return day.end + self.keep_seconds
+
+
+# Unique visitors per day (written by the visitor count, beside the minute and hour buckets) and views
+# per day (written by the history writer with every minute and hour bucket), each kept 90 days.
+VISITOR_DAYS = DayBuckets("D#", 90 * 86400)
+VIEW_DAYS = DayBuckets("V#", 90 * 86400)
 
 
 def series_window(series: object, window: object) -> Window:

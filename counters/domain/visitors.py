@@ -1,10 +1,11 @@
 """Unique visitors: who a visitor is (a keyed hash, never the address or user agent) and on which day.
 
-A visitor of a page on a UTC day is HMAC-SHA256(the day's salt, address + user agent + page), and a
-visitor of the site that day HMAC-SHA256(the day's salt, address + user agent), with no page. The
-salt is random, one per day for every process (it lives in the store), and is deleted when the day is
-over: from then on nobody, the site included, can tell whose hash a marker holds, and the same person
-is a new visitor the next day. Nothing here keeps or logs the address or the user agent.
+Days are the site's (its TIME_ZONE, see counters.domain.clock). A visitor of a page on a day is
+HMAC-SHA256(the day's salt, address + user agent + page), and a visitor of the site that day
+HMAC-SHA256(the day's salt, address + user agent), with no page. The salt is random, one per day for
+every process (it lives in the store), and is deleted when the day is over: from then on nobody, the
+site included, can tell whose hash a marker holds, and the same person is a new visitor the next day.
+Nothing here keeps or logs the address or the user agent.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import hmac
 import json
 import secrets
 from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
 
-from counters.domain.buckets import DAY
+from counters.domain.buckets import VISITOR_DAYS
+from counters.domain.clock import Day, day_of
 
 SALT_BYTES = 32
 # Markers and the salt outlive their day by this much (TTL), so a worker whose clock is a little behind
@@ -33,29 +36,34 @@ class Client:
 
 @dataclass(frozen=True)
 class VisitDay:
-    """One UTC day of unique visitors: its bucket key (`D#<yyyy-mm-dd>`) and when its items expire."""
+    """One day of unique visitors in the site's calendar: its bucket key (`D#<yyyy-mm-dd>`) and TTLs."""
 
-    start: int
+    day: Day
+
+    @property
+    def start(self) -> int:
+        """The epoch second the day starts (local midnight)."""
+        return self.day.start
 
     @property
     def key(self) -> str:
         """The day's key: the sort key of its count, its salt and part of each marker's key."""
-        return DAY.key(self.start)
+        return VISITOR_DAYS.key(self.day)
 
     @property
     def marker_expires_at(self) -> int:
         """TTL of the day's salt and seen-markers: the day's end and a little grace."""
-        return self.start + DAY.seconds + DAY_GRACE_SECONDS
+        return self.day.end + DAY_GRACE_SECONDS
 
     @property
     def count_expires_at(self) -> int:
         """TTL of the day's unique-visitor count: kept as long as the hourly history (90 days)."""
-        return DAY.expires_at(self.start)
+        return VISITOR_DAYS.expires_at(self.day)
 
 
-def visit_day(at: float) -> VisitDay:
-    """The UTC day holding the epoch second `at`."""
-    return VisitDay(DAY.start_of(at))
+def visit_day(at: float, zone: ZoneInfo | None = None) -> VisitDay:
+    """The day of `zone` (default UTC) holding the epoch second `at`."""
+    return VisitDay(day_of(at, zone or ZoneInfo("UTC")))
 
 
 def new_salt() -> bytes:

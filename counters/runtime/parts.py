@@ -35,14 +35,30 @@ STORE_SETTINGS = frozenset(
 )
 
 PARTS: dict[str, Part] = {
-    # The time now, for what reads "the last hour" (a test holds it still).
-    "clock": Part("counters.domain.clock.Clock.for_runtime"),
+    # The time now, for what reads "the last hour", and the site's time zone, which decides its days.
+    "clock": Part("counters.domain.clock.Clock.for_runtime", settings=frozenset({"TIME_ZONE"})),
     # The counter store and what this process keeps per store.
     "store": Part("counters.store.build_store", settings=STORE_SETTINGS),
     "history": Part("counters.background.history_writer.build_history_recorder", needs=("store",)),
     "hot_settler": Part("counters.background.hot_settler.build_settler", needs=("store",)),
     "known_totals": Part("counters.services.vote_totals.KnownTotals.for_runtime", needs=("store",)),
     "visitors": Part("counters.services.visitors.VisitorBook.for_runtime", needs=("store",)),
+    # Whole-site counting: views per source and page per day, and pages created at their first view.
+    "day_tallies": Part("counters.background.tally_writer.TallyWriter.for_runtime", needs=("store",)),
+    "site_pages": Part(
+        "counters.services.site_pages.SitePages.for_runtime",
+        needs=("store",),
+        settings=frozenset(
+            {
+                "COUNTERS_SITE_INCLUDE",
+                "COUNTERS_SITE_EXCLUDE",
+                "COUNTERS_SITE_MAX_PAGES",
+                "COUNTERS_SITE_MAX_PATH",
+                "COUNTERS_SITE_ORIGINS",
+                "STATIC_URL",
+            }
+        ),
+    ),
     "vote_gate": Part(
         "counters.services.vote_gate.VoteGate.from_settings",
         settings=frozenset({"COUNTERS_VOTE_CONCURRENCY", "COUNTERS_VOTE_QUEUE_SECONDS"}),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 from django.core.cache.backends.locmem import LocMemCache
@@ -10,6 +9,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.domain.values import CounterState, ResetRecord
 from counters.domain.visitors import visit_day
+from counters.runtime import runtime
 from counters.store import get_presence_store, get_store
 from counters.store.presence import viewing_now
 
@@ -34,11 +34,13 @@ def counter_list() -> list[CounterState]:
 
 
 def with_visitors_today(states: list[CounterState], *, now: float | None = None) -> list[CounterState]:
-    """The states, each view counter's with its unique visitors of the current UTC day (one read)."""
+    """The states, each view counter's with its unique visitors of the site's current day (one read)."""
     pages = [state.name for state in states if state.kind == "views"]
     if not pages:
         return states
-    counts = get_store().visitors_on(pages, day=visit_day(time.time() if now is None else now))
+    clock = runtime().part("clock")
+    day = visit_day(clock.time() if now is None else now, clock.zone)
+    counts = get_store().visitors_on(pages, day=day)
     return [
         replace(state, visitors_today=counts.get(state.name, 0)) if state.kind == "views" else state
         for state in states

@@ -8,20 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from counters.domain.buckets import HOUR, MINUTE, STEPS, Resolution
+from counters.domain.buckets import MINUTE, VIEW_DAYS
+from counters.domain.clock import Day
 from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.domain.values import CounterState
-from counters.domain.visitors import visit_day
+from counters.domain.visitors import VisitDay
 from counters.runtime import runtime
+from counters.selectors.history import views_on
 from counters.selectors.polls import PollTotals
 from counters.store import get_store
-
-DAY = STEPS["1d"]
 
 
 @dataclass(frozen=True)
 class PageTraffic:
-    """A view counter with its views since midnight UTC and in the last sixty minutes."""
+    """A view counter with its views since the site's midnight and in the last sixty minutes."""
 
     state: CounterState
     today: int
@@ -50,7 +50,7 @@ class Overview:
 
     @property
     def views_today(self) -> int:
-        """Views of every page since midnight UTC."""
+        """Views of every page since the site's midnight (its TIME_ZONE)."""
         return sum(page.today for page in self.pages)
 
     @property
@@ -65,9 +65,13 @@ class Overview:
 
     @property
     def busiest(self) -> str | None:
-        """The page with the most views today (then in the last hour, then in all), if any."""
-        ranked = sorted(self.pages, key=lambda p: (p.today, p.last_hour, p.state.value), reverse=True)
-        return ranked[0].state.name if ranked else None
+        """The page with the most views today (then in the last hour); None while no page has any.
+
+        Never ranked by all-time totals: a page carrying views counted elsewhere (`start`) has no
+        history here, and the chart would open on an empty range.
+        """
+        ranked = sorted(self.pages, key=lambda p: (p.today, p.last_hour), reverse=True)
+        return ranked[0].state.name if ranked and (ranked[0].today or ranked[0].last_hour) else None
 
     def as_dict(self) -> dict:
         """Serialise for the JSON API, busiest page first."""
@@ -85,32 +89,35 @@ class Overview:
         }
 
 
-def views_since(name: str, resolution: Resolution, *, first: int, last: int) -> int:
-    """Views of `name` in `resolution` buckets from `first` to `last`, written or tallied here."""
-    written = get_store().read_buckets(name, first=resolution.key(first), last=resolution.key(last))
-    return sum(written.values()) + runtime().part("history").tallied(name, resolution, since=first)
+def views_since(name: str, *, first: str, last: str) -> int:
+    """Views of `name` in the buckets keyed `first` to `last`, written or tallied here."""
+    written = get_store().read_buckets(name, first=first, last=last)
+    return sum(written.values()) + runtime().part("history").tallied(name, first=first, last=last)
 
 
-def page_traffic(*, state: CounterState, now: float) -> PageTraffic:
-    """One page's views today (hour buckets) and in the last hour (minute buckets)."""
-    this_hour, this_minute = HOUR.start_of(now), MINUTE.start_of(now)
-    day = DAY.starts(now, points=1)[0]
+def page_traffic(*, state: CounterState, now: float, today: Day) -> PageTraffic:
+    """One page's views today (its day bucket) and in the last hour (minute buckets), tallies included."""
+    this_minute = MINUTE.start_of(now)
     first_minute = this_minute - 59 * MINUTE.seconds
+    today_key = VIEW_DAYS.key(today)
+    unwritten_today = runtime().part("history").tallied(state.name, first=today_key, last=today_key)
     return PageTraffic(
         state=state,
-        today=views_since(state.name, HOUR, first=day, last=this_hour),
-        last_hour=views_since(state.name, MINUTE, first=first_minute, last=this_minute),
+        today=views_on(state.name, today, now=now) + unwritten_today,
+        last_hour=views_since(state.name, first=MINUTE.key(first_minute), last=MINUTE.key(this_minute)),
     )
 
 
 def overview(*, counters: list[CounterState], polls: list[PollTotals], now: float | None = None) -> Overview:
     """Headline numbers over the counters and polls a page already read, busiest page first."""
-    now = runtime().part("clock").time() if now is None else now
+    clock = runtime().part("clock")
+    now = clock.time() if now is None else now
+    today = clock.today(now)
     views = [state for state in counters if state.kind == "views"]
-    pages = [page_traffic(state=state, now=now) for state in views if state.name != DASHBOARD_COUNTER]
+    pages = [page_traffic(state=s, now=now, today=today) for s in views if s.name != DASHBOARD_COUNTER]
     pages.sort(key=lambda p: (-p.today, -p.state.value, p.state.name))
-    own = [page_traffic(state=state, now=now) for state in views if state.name == DASHBOARD_COUNTER]
-    day = visit_day(now)
+    own = [page_traffic(state=s, now=now, today=today) for s in views if s.name == DASHBOARD_COUNTER]
+    day = VisitDay(today)
     return Overview(
         pages=tuple(pages),
         votes=sum(poll.total_votes for poll in polls),

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.exceptions import UnknownCounter
+from counters.exceptions import StoreMisconfigured, UnknownCounter
 from counters.store import get_store
 from counters.store.presence import REDIS_LAYERS, redis_client
 
@@ -91,6 +91,9 @@ def _run(name: str, probe: Probe, outcomes: dict[str, str | None]) -> None:
     """Run one probe; note None when it answered, else the failure's kind (never its message)."""
     try:
         probe()
+    except StoreMisconfigured as exc:
+        # Its sentence names the settings to fix and never an address or a key.
+        outcomes[name] = f"misconfigured: {exc.detail}"
     except Exception as exc:
         # The class alone: a message may carry an address or a key, and /readyz is public.
         outcomes[name] = type(exc).__name__

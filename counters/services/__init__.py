@@ -12,14 +12,18 @@ from counters.services.polls import (
     poll_reset,
     poll_set_closed,
 )
+from counters.services.registration import Registered, counter_definition, counter_register
 from counters.services.votes import VoteOutcome, vote_body, vote_cast, vote_retract
 
 __all__ = [
     "POLL_ACTIONS",
+    "Registered",
     "VoteOutcome",
     "badge_counting_set",
     "badge_fetch",
+    "counter_definition",
     "counter_make_hot",
+    "counter_register",
     "counter_reset",
     "poll_add_option",
     "poll_control",

@@ -5,7 +5,7 @@ visitor's hash is HMAC-SHA256 under the day's salt (counters.domain.visitors). T
 the hashes it has seen lately (an LRU of SEEN_CACHE_SIZE), so a repeat view it has seen costs no
 write at all; any other view costs one transaction in the store, which counts the visitor only if
 their marker is new (exact however many processes and requests race). The salt is read from the store
-once a day per process, and the older days' salts are deleted then.
+once a day per process, and the older days' salts are deleted then. Days are the site's (TIME_ZONE).
 
 Counting a visitor never fails the view, which is counted already: if the store cannot take it, the
 visitor is left out of the memory and the next view of theirs tries again (the transaction counts
@@ -18,6 +18,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from zoneinfo import ZoneInfo
 
 from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.domain.visitors import Client, VisitDay, new_salt, site_visitor_id, visit_day, visitor_id
@@ -68,16 +69,19 @@ class SeenCache:
 class VisitorBook:
     """This process's side of one store's unique visitors: the day's salt and the hashes seen."""
 
-    def __init__(self, store: CounterStore, *, cache_size: int = SEEN_CACHE_SIZE) -> None:
+    def __init__(
+        self, store: CounterStore, *, cache_size: int = SEEN_CACHE_SIZE, zone: ZoneInfo | None = None
+    ) -> None:
         self._store = store
+        self.zone = zone  # whose days these are: the site's time zone (None: UTC)
         self._lock = threading.Lock()
         self._salt: tuple[str, bytes] | None = None  # the day's key and its salt
         self.seen = SeenCache(cache_size)
 
     @classmethod
     def for_runtime(cls, process: object) -> VisitorBook:
-        """The runtime's book, for its store."""
-        return cls(process.part("store"))
+        """The runtime's book, for its store, counting days in the site's time zone."""
+        return cls(process.part("store"), zone=process.part("clock").zone)
 
     def salt(self, day: VisitDay) -> bytes:
         """The day's salt, from the store on this process's first view of the day (older salts deleted)."""
@@ -104,7 +108,7 @@ class VisitorBook:
         under SITE_VISITORS, with a hash that names no page, on their first view of each page (a site
         count the store could not take is tried again with their next page); the counts that rose are pushed.
         """
-        day = visit_day(time.time() if at is None else at)
+        day = visit_day(time.time() if at is None else at, self.zone)
         try:
             salt = self.salt(day)
         except CounterError as exc:
@@ -119,6 +123,16 @@ class VisitorBook:
         if risen:
             publish_visitors(risen)
         return first
+
+    def known(self, *, name: str, client: Client, at: float | None = None) -> bool:
+        """Whether this process counted the client today as a visitor of `name` and of the site (no I/O)."""
+        day = visit_day(time.time() if at is None else at)
+        with self._lock:
+            salt = self._salt
+        if salt is None or salt[0] != day.key:
+            return False
+        page, site = visitor_id(salt[1], client, name), site_visitor_id(salt[1], client)
+        return self.seen.seen(page) and self.seen.seen(site)
 
     def _count(self, name: str, visitor: str, day: VisitDay) -> bool | None:
         """Count one keyed hash once on `day` under `name`: True if new, False if seen, None if not taken."""

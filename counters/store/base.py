@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from counters.domain import values
+from counters.domain.page_rules import PageBudget
 from counters.domain.visitors import VisitDay
 
 
@@ -125,6 +126,28 @@ class CounterStore(ABC):
     @abstractmethod
     def visitors_on(self, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
         """Unique visitors of each counter on `day`; counters with none are left out."""
+
+    # ---- pages created at their first view, and tallies per day (sources, pages) ----
+
+    @abstractmethod
+    def create_page(self, definition: values.CounterDefinition, *, cap: int) -> bool:
+        """Register a page's views counter unless it exists, only while fewer than `cap` were created so.
+
+        True if created, False if it existed (left as it is). At the cap: PageLimitReached, nothing is
+        created and the refusal is counted (`page_budget`). Atomic: racing creators never pass the cap.
+        """
+
+    @abstractmethod
+    def page_budget(self) -> PageBudget:
+        """How many pages were created at their first view, and how many were refused at the cap."""
+
+    @abstractmethod
+    def add_to_tally(self, group: str, day: str, key: str, count: int, *, expires_at: int) -> None:
+        """Add `count` to `key` of a group's tally of `day` in one write (ADD); it expires at `expires_at`."""
+
+    @abstractmethod
+    def read_tally(self, group: str, *, first_day: str, last_day: str) -> dict[tuple[str, str], int]:
+        """A group's counts per (day, key) from `first_day` to `last_day` (inclusive); zeros left out."""
 
     # ---- resets ----
 

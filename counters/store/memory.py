@@ -18,6 +18,7 @@ from counters import conf
 from counters.domain import values
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
+from counters.domain.page_rules import PageBudget
 from counters.domain.poll_rules import (
     check_may_vote,
     keeps_voter_count,
@@ -33,6 +34,7 @@ from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
+    PageLimitReached,
     PollClosed,
     UnknownCounter,
     VersionConflict,
@@ -115,6 +117,8 @@ class MemoryCounterStore(CounterStore):
         self._resets: dict[str, list[values.ResetRecord]] = {}  # oldest first
         self._salts: dict[str, bytes] = {}  # day key -> salt
         self._seen: set[tuple[str, str, str]] = set()  # (page, day key, visitor)
+        self._pages = PageBudget()
+        self._tallies: dict[tuple[str, str, str], int] = {}  # (group, day, key) -> count
 
     @classmethod
     def from_settings(cls, *, hooks: StoreHooks = StoreHooks()) -> MemoryCounterStore:  # noqa: B008
@@ -255,6 +259,39 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             counts = {name: self._buckets.get(name, {}).get(day.key, (0, 0))[0] for name in names}
             return {name: count for name, count in counts.items() if count}
+
+    # ---- pages created at their first view, and tallies per day ----
+
+    def create_page(self, definition: values.CounterDefinition, *, cap: int) -> bool:
+        """Register the page's counter unless it exists, while fewer than `cap` pages were created."""
+        with self._lock:
+            if definition.name in self._counters:
+                return False
+            if self._pages.created >= cap:
+                self._pages = replace(self._pages, refused=self._pages.refused + 1)
+                raise PageLimitReached(f"This site counts at most {cap} pages created at their first view.")
+            self._pages = replace(self._pages, created=self._pages.created + 1)
+            return self._define(definition)
+
+    def page_budget(self) -> PageBudget:
+        """Pages created and refused so far."""
+        with self._lock:
+            return self._pages
+
+    def add_to_tally(self, group: str, day: str, key: str, count: int, *, expires_at: int) -> None:
+        """Add to one key of a day's tally (kept for the process's life: nothing expires here)."""
+        with self._lock:
+            ref = (group, day, key)
+            self._tallies[ref] = self._tallies.get(ref, 0) + count
+
+    def read_tally(self, group: str, *, first_day: str, last_day: str) -> dict[tuple[str, str], int]:
+        """Counts per (day, key) of a group's days from `first_day` to `last_day`."""
+        with self._lock:
+            return {
+                (day, key): count
+                for (of, day, key), count in self._tallies.items()
+                if of == group and first_day <= day <= last_day and count
+            }
 
     # ---- resets ----
 

@@ -2,8 +2,10 @@
 
 Counting the fetch as a view is the counter's own choice (`manage.py counters_badge`, or the admin),
 off by default, so a badge neither inflates a count nor counts anything its owner did not ask for.
-Unknown and malformed names get the JSON API's errors. `Cache-Control: no-cache` with an ETag: image
-proxies (GitHub's camo) ask again every time, and a count that has not moved costs a 304.
+Unknown and malformed names get the JSON API's errors. `Cache-Control: public, no-cache` with an ETag:
+any cache may keep a badge, image proxies (GitHub's camo) ask again every time, and a count that has
+not moved costs a 304. A badge is shown on other people's pages, so it carries no cookie of ours (not
+the voter's, not CSRF's, no session) and no `Vary: Cookie`: it is the same image for everyone.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from counters.web.json_api import json_api
 from counters.web.poll_api import refuse_hidden
 from counters.web.queries import query_params
 from counters.web.visitors import client_of
+from counters.web.voters import no_voter_cookie
 
 # `?show=` -> the counter's field it shows: its total, or today's unique visitors of a page.
 SHOWN = {"views": "value", "visitors": "visitors_today"}
@@ -45,7 +48,7 @@ def shown_value(state: CounterState, show: str) -> str:
     number = getattr(state, SHOWN[show], None)
     if number is None or (show == "visitors" and state.kind != "views"):
         raise InvalidInput(f"{state.name} is a counter of {state.kind}: it has no {show} to show.")
-    return f"{number}{SUFFIX[show]}"
+    return f"{number:,}{SUFFIX[show]}"
 
 
 def default_label(state: CounterState) -> str:
@@ -54,6 +57,7 @@ def default_label(state: CounterState) -> str:
     return title if len(title) <= MAX_LABEL_LENGTH else title[: MAX_LABEL_LENGTH - 1] + "…"
 
 
+@no_voter_cookie
 @json_api("GET", "HEAD")
 def badge(request: HttpRequest, name: str) -> HttpResponse:
     """The badge of one counter; a GET counts a view first if the counter opted in (HEAD never counts)."""
@@ -65,5 +69,7 @@ def badge(request: HttpRequest, name: str) -> HttpResponse:
     svg = draw_badge(label=label or default_label(state), value=shown_value(state, show))
     response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
     response["ETag"] = f'"{hashlib.sha256(svg.encode()).hexdigest()[:32]}"'
-    patch_cache_control(response, no_cache=True)
+    patch_cache_control(response, public=True, no_cache=True)
+    # Pages of any origin may show it, even those that only load resources that say so (COEP).
+    response["Cross-Origin-Resource-Policy"] = "cross-origin"
     return get_conditional_response(request, etag=response["ETag"], response=response)

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
 
 from counters import services
-from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
-from counters.web.visitors import client_of
+from counters.exceptions import InvalidInput, StoreMisconfigured, StoreUnavailable, UnknownCounter
+from counters.web.visitors import client_of, source_from
 
+logger = logging.getLogger(__name__)
 NameSource = str | Callable[..., str]
+
+
+def no_such_page(request: HttpRequest) -> Http404:
+    """The 404 a visitor reads for a page that is not counted here (never the store's wording)."""
+    return Http404(f"There is no page at {request.path}. The dashboard lists every page of this site.")
 
 
 def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = True) -> None:
@@ -25,17 +32,22 @@ def record_view_for(request: HttpRequest, name: str, *, registered_only: bool = 
     """
     request.counter = None
     request.counter_unavailable = False
+    # What is wrong with the store's settings, when that is why (the page's notice says it, not "try later").
+    request.store_problem = ""
     request.counter_name = None
     if request.method != "GET":
         return
     try:
-        request.counter = services.view_record(slug=name, client=client_of(request))
+        request.counter = services.view_record(
+            slug=name, client=client_of(request), source=source_from(request)
+        )
     except (UnknownCounter, InvalidInput) as exc:
         if registered_only:
-            raise Http404(exc.detail) from exc
+            raise no_such_page(request) from exc
         return  # rendered uncounted, and not announced as viewed now either
-    except StoreUnavailable:
+    except StoreUnavailable as exc:
         request.counter_unavailable = True
+        request.store_problem = exc.detail if isinstance(exc, StoreMisconfigured) else ""
     request.counter_name = name
 
 
@@ -46,7 +58,18 @@ def count_view(name: NameSource, *, registered_only: bool = True) -> Callable:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
             counter = name(request, *args, **kwargs) if callable(name) else name
-            record_view_for(request, counter, registered_only=registered_only)
+            try:
+                record_view_for(request, counter, registered_only=registered_only)
+            except Http404:
+                if not callable(name):
+                    # A fixed name is the developer's to register; a slug from the address is anyone's.
+                    logger.warning(
+                        "count_view(%r): no views counter of that name is registered; run "
+                        "`python manage.py counters_register %s`.",
+                        counter,
+                        counter,
+                    )
+                raise
             return view(request, *args, **kwargs)
 
         # The same view without the count, so a benchmark can measure what counting adds.

@@ -21,8 +21,10 @@ from counters.exceptions import (
     InvalidInput,
     NotAllowed,
     OutcomeUnknown,
+    PageLimitReached,
     PollClosed,
     RateLimited,
+    StoreMisconfigured,
     StoreUnavailable,
     TooLarge,
     UnknownCounter,
@@ -44,7 +46,9 @@ class Answer:
     detail: str
 
 
-NOT_FOUND = Answer(404, "not_found", "Not found", "Nothing lives at this address.")
+NOT_FOUND = Answer(
+    404, "not_found", "Page not found", "There is no page at this address. The dashboard lists every page."
+)
 FORBIDDEN = Answer(403, "forbidden", "Forbidden", "You are not allowed to do this.")
 CSRF_FAILED = Answer(
     403, "csrf_failed", "Forbidden", "This request needs a valid CSRF token (reload the page and try again)."
@@ -64,14 +68,20 @@ UNAVAILABLE = Answer(
     503, "store_unavailable", "Counts unavailable", "The counter store cannot be reached right now."
 )
 
+MISCONFIGURED = Answer(
+    503, "store_misconfigured", "Counter store not set up", "The counter store is not configured correctly."
+)
+
 # The first class an error is an instance of gives its answer, so subclasses come before their bases.
 ANSWERS: tuple[tuple[type[BaseException], Answer], ...] = (
     (OutcomeUnknown, Answer(503, "outcome_unknown", "Outcome unknown", UNAVAILABLE.detail)),
+    (StoreMisconfigured, MISCONFIGURED),
     (StoreUnavailable, UNAVAILABLE),
     (RateLimited, Answer(429, "rate_limited", "Too many requests", "Too many requests; try again shortly.")),
     (VersionConflict, Answer(409, "version_conflict", "Changed meanwhile", "The counter changed meanwhile.")),
     (PollClosed, Answer(409, "poll_closed", "Poll closed", "This poll takes no more votes.")),
     (IdempotencyKeyReused, Answer(409, "idempotency_key_reused", "Key reused", "This key was used before.")),
+    (PageLimitReached, Answer(409, "page_limit", "Page limit reached", "This site counts no new pages.")),
     (Conflict, Answer(409, "conflict", "Conflict", "Something changed meanwhile; look again and retry.")),
     (TooLarge, TOO_LARGE),
     (UnsupportedMediaType, UNSUPPORTED_TYPE),
@@ -122,8 +132,7 @@ def respond_to_error(
     request: HttpRequest, exc: BaseException, *, as_json: bool | None = None
 ) -> HttpResponse:
     """Answer one of the project's (or Django's) errors with its detail and Retry-After, if any."""
-    if isinstance(exc, StoreUnavailable):
-        logger.warning("Store unavailable: %s", exc.__cause__ or exc)
+    log_store_error(exc)
     detail = exc.detail if isinstance(exc, CounterError) else None
     return respond(
         request,
@@ -132,6 +141,12 @@ def respond_to_error(
         retry_after=getattr(exc, "retry_after", None),
         as_json=as_json,
     )
+
+
+def log_store_error(exc: BaseException) -> None:
+    """An outage is a warning (a configuration error was logged where it was found, misconfigured.py)."""
+    if isinstance(exc, StoreUnavailable) and not isinstance(exc, StoreMisconfigured):
+        logger.warning("Store unavailable: %s", exc.__cause__ or exc)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_safe
@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 from counters import selectors
 from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
-from counters.web.counting import count_view
+from counters.web.counting import count_view, no_such_page
 from counters.web.voters import voter_for
 
 # The chart's range switch: each window with the step that gives it a readable number of bars.
@@ -18,7 +18,7 @@ CHART_RANGES = (
     {"window": "1h", "step": "1m", "label": "1 h", "title": "Last hour, by minute"},
     {"window": "24h", "step": "15m", "label": "24 h", "title": "Last 24 hours, by 15 minutes"},
     {"window": "48h", "step": "1h", "label": "48 h", "title": "Last 48 hours, by hour"},
-    {"window": "90d", "step": "1d", "label": "90 d", "title": "Last 90 days, by day (UTC)"},
+    {"window": "90d", "step": "1d", "label": "90 d", "title": "Last 90 days, by day (the site's days)"},
 )
 DEFAULT_RANGE = "24h"
 
@@ -55,8 +55,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-@ensure_csrf_cookie
+# Counted before the CSRF cookie is asked for: an unknown page's 404 sets no cookie.
 @count_view(lambda request, slug: slug)
+@ensure_csrf_cookie
 def page(request: HttpRequest, slug: str) -> HttpResponse:
     """A demo page: each GET counts one view of it."""
     meta = selectors.PageMeta(slug=slug, title=slug, description="")
@@ -67,6 +68,6 @@ def page(request: HttpRequest, slug: str) -> HttpResponse:
             pass
         except (UnknownCounter, InvalidInput) as exc:
             # Reached by HEAD, which counts nothing and so has not been refused yet.
-            raise Http404(exc.detail) from exc
+            raise no_such_page(request) from exc
     context = {"meta": meta, "counter": request.counter, "counts_unavailable": request.counter_unavailable}
     return render(request, "counters/page.html", context)

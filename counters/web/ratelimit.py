@@ -1,10 +1,7 @@
-"""Rate limits for votes (`limits`, fixed window), in the default cache's Redis, else per process.
+"""Per-IP rate limits of votes and site beacons (`limits`, fixed window): shared in Redis, else per process.
 
-Two allowances: per voter (the signed voter cookie, or the signed-in user), which is what stops one
-person voting too fast; and per address, generous (a room of 1,000 behind one Wi-Fi votes within a
-minute under the default), which bounds a script that mints a new anonymous voter per request.
-A window is kept under a keyed hash of the address or voter, never the address itself, so neither
-Redis nor this process's memory holds who voted, even for the length of a window.
+A window is kept under a keyed hash of the address, never the address itself, so neither Redis nor
+this process's memory holds who voted, even for the length of a window.
 """
 
 from __future__ import annotations
@@ -53,37 +50,45 @@ def address_key(address: str) -> str:
 
 
 def check_vote_rate(request: HttpRequest, voter: str) -> None:
-    """Count one vote request of this voter and from this address; RateLimited once over either rate."""
-    check_rate(conf.voter_rate(), VOTER_SCOPE, address_key(voter), "from one voter")
-    check_rate(conf.vote_rate(), SCOPE, address_key(client_ip(request)), "from one address")
+    """Count one vote request of this voter and from this address; RateLimited once over either rate.
+
+    Per voter (the signed voter cookie, or the user) is what stops one person voting too fast; per
+    address, generous so a room of 1,000 behind one Wi-Fi votes within a minute under the default, it
+    bounds a script that mints a new anonymous voter per request (docs/polls.md).
+    """
+    check_rate(conf.voter_rate(), address=voter, scope=VOTER_SCOPE, what="votes", whose="from one voter")
+    check_rate(conf.vote_rate(), address=client_ip(request), scope=SCOPE, what="votes")
 
 
-def check_rate(rate: conf.Rate, scope: str, key: str, whose: str) -> None:
-    """Count one vote under `key` in `scope`; RateLimited once over `rate`."""
+def check_rate(
+    rate: conf.Rate, *, address: str, scope: str, what: str, whose: str = "from one address"
+) -> None:
+    """Count one request of `scope` from `address` in the current window; RateLimited once over `rate`."""
     if rate.unlimited:
         return
     limit = RateLimitItemPerSecond(rate.count, rate.seconds)
+    key = address_key(address)
     try:
-        retry_after = seconds_to_wait(shared_limiter(), limit, key, scope)
+        retry_after = seconds_to_wait(shared_limiter(), limit, key, scope=scope)
     except (StorageError, OSError) as exc:
-        # A Redis outage must not stop voting: limit per process until it is back.
-        logger.warning("Vote rate limit counted per process, the shared cache is unreachable: %s", exc)
-        retry_after = seconds_to_wait(local_limiter(), limit, key, scope)
+        # A Redis outage must not stop voting or counting: limit per process until it is back.
+        logger.warning("Rate limit of %s counted per process, the shared cache is unreachable: %s", what, exc)
+        retry_after = seconds_to_wait(local_limiter(), limit, key, scope=scope)
     except ConfigurationError as exc:
-        # A cache address `limits` cannot use must not turn votes into errors either; say so loudly.
-        logger.error("Vote rate limit counted per process, the cache address is not usable: %s", exc)
-        retry_after = seconds_to_wait(local_limiter(), limit, key, scope)
+        # A cache address `limits` cannot use must not turn requests into errors either; say so loudly.
+        logger.error("Rate limit of %s counted per process, the cache address is not usable: %s", what, exc)
+        retry_after = seconds_to_wait(local_limiter(), limit, key, scope=scope)
     if retry_after:
         raise RateLimited(
-            f"At most {rate.count} votes per {rate.seconds} s {whose}; retry in {retry_after} s.",
+            f"At most {rate.count} {what} per {rate.seconds} s {whose}; retry in {retry_after} s.",
             retry_after=retry_after,
         )
 
 
 def seconds_to_wait(
-    limiter: FixedWindowRateLimiter, limit: RateLimitItem, key: str, scope: str = SCOPE
+    limiter: FixedWindowRateLimiter, limit: RateLimitItem, key: str, *, scope: str = SCOPE
 ) -> int:
-    """Count one vote under `key`: 0 if it is within `limit`, else the seconds until its window ends."""
+    """Count one request under `key`: 0 if it is within `limit`, else the seconds until its window ends."""
     if limiter.hit(limit, scope, key):
         return 0
     # Read only when refusing, so an allowed vote costs one round trip to Redis.
@@ -128,6 +133,12 @@ class VoteLimiter:
         # DynamoDB write, and this path is only taken without Redis; with Redis a check is 5-6x cheaper
         # than the former add/exists/incr on Django's cache.
         return FixedWindowRateLimiter(MemoryStorage())
+
+
+def limiter_is_local() -> bool:
+    """Whether the limiter every worker shares is this process's own (no Redis): a check does no I/O."""
+    limiters = runtime().part("vote_limiter")
+    return limiters.shared is limiters.local
 
 
 def shared_limiter() -> FixedWindowRateLimiter:

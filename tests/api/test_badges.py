@@ -41,7 +41,7 @@ def test_a_badge_shows_the_title_and_the_exact_total(browser, demo_store):
 
     root = parsed(browser.get("/badge/docs.svg"))
 
-    assert texts(root) == ["Documentation: 1234", "Documentation", "1234"]
+    assert texts(root) == ["Documentation: 1,234", "Documentation", "1,234"]
     assert root.get("height") == "20" and int(root.get("width")) > 60
 
 
@@ -101,17 +101,50 @@ def test_a_vote_counter_never_counts_a_fetch(browser, demo_store):
 
 def test_the_badge_is_revalidated_each_time_and_a_known_one_is_a_304(browser, demo_store):
     first = browser.get("/badge/docs.svg")
-    assert first["Cache-Control"] == "no-cache"
+    assert first["Cache-Control"] == "public, no-cache"
+    assert first["Cross-Origin-Resource-Policy"] == "cross-origin", "any site may show it"
     etag = first["ETag"]
     assert etag.startswith('"') and etag.endswith('"')
 
     again = browser.get("/badge/docs.svg", headers={"If-None-Match": etag})
     assert again.status_code == 304 and again.content == b""
-    assert again["ETag"] == etag and again["Cache-Control"] == "no-cache"
+    assert again["ETag"] == etag and again["Cache-Control"] == "public, no-cache"
 
     demo_store.increment("docs", kind="views")
     moved = browser.get("/badge/docs.svg", headers={"If-None-Match": etag})
     assert moved.status_code == 200 and moved["ETag"] != etag
+
+
+def test_big_numbers_have_thousands_separators(browser, memory_demo_store):
+    memory_demo_store.increment("docs", kind="views", by=1_234_567)
+    assert texts(parsed(browser.get("/badge/docs.svg")))[-1] == "1,234,567"
+
+
+def no_cookies_in(response) -> None:
+    """The answer sets no cookie and does not vary on the cookies sent."""
+    assert not response.cookies, f"it set {list(response.cookies)}"
+    assert "Set-Cookie" not in response
+    assert "cookie" not in response.get("Vary", "").lower()
+
+
+@pytest.mark.parametrize("show", ["views", "visitors"])
+def test_a_badge_sets_no_cookie_for_a_new_visitor_nor_one_who_has_them(demo_store, admin_user, show):
+    services.badge_counting_set(name="docs", enabled=True)
+    stranger = Client(HTTP_USER_AGENT="Mozilla/5.0 Firefox/133.0")
+    no_cookies_in(stranger.get("/badge/docs.svg", {"show": show}))
+    no_cookies_in(stranger.head("/badge/docs.svg", {"show": show}))
+    assert not stranger.cookies, "nothing at all was kept"
+
+    # A visitor who voted on the dashboard and is logged in to the admin: session, CSRF and voter cookies.
+    regular = Client(HTTP_USER_AGENT="Mozilla/5.0 Firefox/133.0")
+    assert regular.get("/").status_code == 200
+    regular.force_login(admin_user)
+    assert {"sessionid", "csrftoken", "counters_voter"} <= set(regular.cookies)
+    first = regular.get("/badge/docs.svg", {"show": show})
+    no_cookies_in(first)
+    again = regular.get("/badge/docs.svg", {"show": show}, headers={"If-None-Match": first["ETag"]})
+    assert again.status_code == (304 if show == "visitors" else 200), "a counted fetch moves the count"
+    no_cookies_in(again)
 
 
 @pytest.mark.parametrize(

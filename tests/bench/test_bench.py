@@ -113,8 +113,8 @@ def test_servers_run_the_same_site_side_by_side_and_count_every_beacon(tmp_path)
 def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
     assert plan(["all"]) == [
-        "store", "views", "servers", "workers", "votes", "before", "cost", "exactness", "fanout", "streams",
-        "profile",
+        "store", "views", "servers", "beacon", "workers", "votes", "before", "cost", "exactness",
+        "fanout", "streams", "profile",
     ]  # fmt: skip
 
 
@@ -139,6 +139,18 @@ def test_profile_summary_splits_samples_by_layer():
     }
     app_functions = dict(summary["inclusive_percent_app_functions"])
     assert app_functions == {"view_record (counters/services/counters.py)": 75.0}
+
+
+@pytest.mark.processes
+def test_beacon_run_measures_the_site_beacon_beside_django_and_the_floor(tmp_path):
+    section = run_bench(tmp_path, "beacon")["sections"]["beacon"]
+    labels = {"POST /bench/nothing (floor)", "POST /api/hit (site beacon)", "POST /api/views/<slug> (Django)"}
+    assert_load_rows(section["rows"], {f"{label}, uvicorn" for label in labels})
+    # The floor's few quick requests may cost the site less than the 10 ms its CPU time is read to.
+    counting = [row for row in section["rows"] if "floor" not in row["path"]]
+    assert all(row["site_cpu_ms_per_request"] > 0 for row in counting)
+    checks = section["checks"]
+    assert checks["exact"] is True and checks["counted"] == checks["answered_2xx"]
 
 
 @pytest.mark.processes

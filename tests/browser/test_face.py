@@ -331,7 +331,7 @@ def test_store_down_reads_counts_unavailable_and_errors_are_styled_in_production
         response = page.goto(f"{site.url}/no-such-page/")
         assert response.status == 404
         assert page.inner_text(".error-code") == "404"
-        assert page.locator('link[href$="site.css"]').count() == 1
+        assert page.locator('link[href$="counters/counters.css"]').count() == 1
         assert page.evaluate("getComputedStyle(document.querySelector('.panel')).borderRadius") != "0px"
         assert_accessible(page, "the 404 page")
         screenshot(page, "face-404.png")

@@ -26,3 +26,5 @@ class Command(BaseCommand):
             self.stdout.write(f"Created the DynamoDB table {conf.table_name()!r}.")
         detail = " (no demo content)" if options["no_demo"] else " with the demo pages and polls"
         self.stdout.write(self.style.SUCCESS(f"Table {conf.table_name()!r} ready{detail}."))
+        if options["no_demo"]:
+            self.stdout.write("Register your pages: `python manage.py counters_register <name> ...`.")

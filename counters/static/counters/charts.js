@@ -4,6 +4,9 @@
  *   (1 h by minute, 24 h by 15 minutes, 48 h by hour, 90 d by day), as columns with gridlines, axis text
  *   at its real size (the viewBox follows the drawn width), a tooltip for the column under the pointer or
  *   chosen with the arrow keys, and a summary sentence.
+ * Every time is shown in the site's time zone (the history's `time_zone`, Django's TIME_ZONE), whatever the
+ * browser's: axis ticks fall on its round hours, a day column is its midnight to midnight (23 to 25 hours
+ * across a clock change), and the caption names the zone. A day series reloads when its last day ends.
  * It subscribes to window.LiveCounters (live.js), which passes on only states newer than the page held,
  * with the state before: each extends the current bucket by the views it stands for (its rise in value).
  * Each drawn sparkline is announced as a "counters:sparkline" event {name, total} (the headline numbers). */
@@ -16,6 +19,8 @@
   var series = {}; // "<name>|<window>|<svg id>" -> entry
   var RANGE_TEXT = { "1h": "the last hour", "24h": "the last 24 hours", "48h": "the last 48 hours", "90d": "the last 90 days" };
   var STEP_TEXT = { 60: "minute", 900: "quarter hour", 3600: "hour", 86400: "day" };
+  var DAY = 86400;
+  var offsets = {}; // "<zone>|<quarter hour>" -> the zone's offset from UTC then, in seconds
 
   function live() {
     return window.LiveCounters || null;
@@ -56,13 +61,38 @@
     });
   }
 
-  /* Keep the last bucket the current one: append empty buckets as time passes, drop the oldest. */
+  /* Seconds the site's zone is ahead of UTC at `seconds` (zones change offset on quarter hours at most). */
+  function zoneOffset(zone, seconds) {
+    var key = zone + "|" + Math.floor(seconds / 900);
+    if (key in offsets) return offsets[key];
+    var parts = {};
+    new Intl.DateTimeFormat("en-US", {
+      timeZone: zone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric",
+      hour: "numeric", minute: "numeric", second: "numeric"
+    }).formatToParts(new Date(seconds * 1000)).forEach(function (part) { parts[part.type] = Number(part.value); });
+    var local = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour % 24, parts.minute, parts.second) / 1000;
+    offsets[key] = Math.round(local - seconds);
+    return offsets[key];
+  }
+
+  /* Keep the last bucket the current one: append empty buckets as time passes, drop the oldest.
+   * A day series cannot know the next day's length here: it is reloaded once its last day is over. */
   function advance(entry, nowSeconds) {
+    if (entry.bucket >= DAY) {
+      // Not sooner than one roll after loading: a browser clock ahead of the server's must not loop.
+      var settled = nowSeconds - entry.loadedAt >= ROLL_MS / 1000;
+      if (nowSeconds >= entry.end && settled && entry.reload && !entry.reloading) {
+        entry.reloading = true;
+        entry.reload();
+      }
+      return;
+    }
     var current = Math.floor(nowSeconds / entry.bucket) * entry.bucket;
     var last = entry.starts[entry.starts.length - 1];
     if (current - last > entry.bucket * entry.starts.length) last = current - entry.bucket * entry.starts.length;
     while (last < current) {
       last += entry.bucket;
+      entry.end = last + entry.bucket;
       entry.starts.push(last);
       entry.counts.push(0);
       entry.starts.shift();
@@ -95,7 +125,7 @@
     mark(svg, entry);
     var title = svg.getAttribute("data-title") || entry.name;
     if (entry.series === "visitors") {
-      svg.setAttribute("aria-label", "Unique visitors of " + title + " per day over the last 90 days: " + plural(total(entry), "visitor", "visitors"));
+      svg.setAttribute("aria-label", "Unique visitors of " + title + " per day (days in " + entry.zone + ") over the last 90 days: " + plural(total(entry), "visitor", "visitors"));
       return;
     }
     svg.setAttribute("aria-label", "Views of " + title + " per minute over the last hour: " + plural(total(entry), "view", "views"));
@@ -106,10 +136,14 @@
     if (svg.hasAttribute("data-loading")) return;
     svg.setAttribute("data-loading", "true");
     var name = svg.getAttribute("data-sparkline") || svg.getAttribute("data-visitor-trend");
+    var reload = function () {
+      svg.removeAttribute("data-loading");
+      loadSparkline(svg);
+    };
     var seriesName = svg.getAttribute("data-series") || "views";
     var windowName = seriesName === "visitors" ? "90d" : "1h";
     fetchHistory(name, windowName, seriesName === "visitors" ? "1d" : "1m", seriesName).then(function (data) {
-      var entry = entryFrom(data, svg, drawSparkline);
+      var entry = entryFrom(data, svg, drawSparkline, reload);
       series[name + "|" + windowName + "|spark-" + seriesName] = entry;
       drawSparkline(entry);
     }).catch(function (error) {
@@ -121,12 +155,16 @@
     });
   }
 
-  function entryFrom(data, svg, draw) {
+  function entryFrom(data, svg, draw, reload) {
     var entry = {
       name: data.name,
       window: data.window,
       series: data.series || "views",
       bucket: data.bucket_seconds,
+      zone: data.time_zone || "UTC",
+      end: Date.parse(data.end) / 1000,
+      loadedAt: Date.now() / 1000,
+      reload: reload,
       starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
       counts: data.points.map(function (p) { return p.count; }),
       svg: svg,
@@ -144,16 +182,21 @@
     return Math.max(1, unit);
   }
 
+  function inZone(entry, options) {
+    options.timeZone = entry.zone;
+    return new Intl.DateTimeFormat(LANG, options);
+  }
+
   function timeFormat(entry) {
-    if (entry.bucket >= 86400) return new Intl.DateTimeFormat(LANG, { month: "short", day: "numeric", timeZone: "UTC" });
-    if (entry.window === "48h") return new Intl.DateTimeFormat(LANG, { weekday: "short", hour: "numeric" });
-    if (entry.window === "24h") return new Intl.DateTimeFormat(LANG, { hour: "numeric" });
-    return new Intl.DateTimeFormat(LANG, { hour: "numeric", minute: "2-digit" });
+    if (entry.bucket >= DAY) return inZone(entry, { month: "short", day: "numeric" });
+    if (entry.window === "48h") return inZone(entry, { weekday: "short", hour: "numeric" });
+    if (entry.window === "24h") return inZone(entry, { hour: "numeric" });
+    return inZone(entry, { hour: "numeric", minute: "2-digit" });
   }
 
   function clockFormat(entry) {
-    if (entry.bucket >= 86400) return new Intl.DateTimeFormat(LANG, { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
-    return new Intl.DateTimeFormat(LANG, { weekday: entry.window === "1h" ? undefined : "short", hour: "numeric", minute: "2-digit" });
+    if (entry.bucket >= DAY) return inZone(entry, { weekday: "short", month: "short", day: "numeric" });
+    return inZone(entry, { weekday: entry.window === "1h" ? undefined : "short", hour: "numeric", minute: "2-digit" });
   }
 
   /* Seconds between labelled ticks on the time axis, fewer when the chart is narrow. */
@@ -170,7 +213,7 @@
   function period(entry, i) {
     var fmt = clockFormat(entry);
     var start = new Date(entry.starts[i] * 1000);
-    if (entry.bucket >= 86400) return fmt.format(start) + " (UTC)";
+    if (entry.bucket >= DAY) return fmt.format(start);
     var end = new Date((entry.starts[i] + entry.bucket) * 1000);
     return typeof fmt.formatRange === "function" ? fmt.formatRange(start, end) : fmt.format(start) + " – " + fmt.format(end);
   }
@@ -244,13 +287,13 @@
         width: Math.max(1, col - gap).toFixed(2), height: h.toFixed(2)
       }, svg);
     });
-    // The time axis: ticks on round local times (days in UTC).
+    // The time axis: ticks on round times of the site's zone (a day's start is its local midnight).
     var every = tickSeconds(entry, width);
-    var offset = entry.bucket >= 86400 ? 0 : new Date().getTimezoneOffset() * 60;
     var fmt = timeFormat(entry);
     var lastEnd = -Infinity;
     entry.starts.forEach(function (start, i) {
-      if (((start - offset) % every + every) % every !== 0) return;
+      var local = start + zoneOffset(entry.zone, start);
+      if ((local % every + every) % every !== 0) return;
       var x = left + i * col;
       var words = fmt.format(new Date(start * 1000));
       var half = words.length * 3.6; // about half the label's width at 12px
@@ -265,7 +308,8 @@
     entry.layout = { left: left, col: col, n: n };
     svg.setAttribute("data-window", entry.window);
     svg.setAttribute("data-step-seconds", String(entry.bucket));
-    svg.setAttribute("aria-label", "Views of " + chartTitle() + " in " + (RANGE_TEXT[entry.window] || entry.window) + ", per " + (STEP_TEXT[entry.bucket] || "bucket"));
+    svg.setAttribute("data-time-zone", entry.zone);
+    svg.setAttribute("aria-label", "Views of " + chartTitle() + " in " + (RANGE_TEXT[entry.window] || entry.window) + ", per " + (STEP_TEXT[entry.bucket] || "bucket") + "; times in " + entry.zone);
     mark(svg, entry);
     summarise(entry);
     if (entry.active !== null && entry.active !== undefined) showPoint(entry, entry.active);
@@ -292,10 +336,13 @@
       chart.removeAttribute("data-points");
       chart.removeAttribute("data-error");
       chart.setAttribute("aria-busy", "true");
+      linkCsv(picker.value, range);
       fetchHistory(picker.value, range.window, range.step).then(function (data) {
         // A later choice may have been answered first: a stale answer must not replace it.
         if (mine !== choice) return;
-        current = entryFrom(data, chart, drawChart);
+        current = entryFrom(data, chart, drawChart, show);
+        var zone = document.getElementById("history-zone");
+        if (zone) zone.textContent = "Times in " + current.zone + ".";
         current.active = null;
         series[picker.value + "|" + range.window + "|chart"] = current;
         chart.removeAttribute("aria-busy");
@@ -309,6 +356,15 @@
         var summary = document.getElementById("history-summary");
         if (summary) summary.textContent = "The history of " + chartTitle() + " cannot be loaded: " + error.message;
       });
+    }
+
+    /* The CSV link under the chart downloads what it shows: the chosen page, range and step. */
+    function linkCsv(name, range) {
+      var link = document.getElementById("history-csv");
+      var template = link && link.getAttribute("data-url-template");
+      if (!template) return;
+      link.href = template.replace("__page__", encodeURIComponent(name)) + "?window=" + encodeURIComponent(range.window) +
+        (range.step ? "&step=" + encodeURIComponent(range.step) : "");
     }
 
     function indexAt(event) {
@@ -376,6 +432,7 @@
         // Live updates carry views; a visitors series moves on its next load only.
         if (entry.name !== update.name || entry.series === "visitors") return;
         advance(entry, now);
+        if (now >= entry.end) return; // a day series whose last day is over: its reload brings the view
         entry.counts[entry.counts.length - 1] += views;
         entry.draw(entry);
       });

@@ -1,6 +1,6 @@
 /* The dashboard's headline numbers and pages table, kept current from window.LiveCounters (live.js):
- * - views today, per page and in all: the server's count since 00:00 UTC plus the views pushed since (the
- *   rise in value; a reset is not), back to 0 when the UTC day changes;
+ * - views today, per page and in all: the server's count since 00:00 in the site's time zone plus the
+ *   views pushed since (the rise in value; a reset is not), back to 0 when the site's day changes;
  * - views in the last hour: the sum of the pages' sparklines (charts.js), which roll with the clock; the
  *   first sparkline of a page, read after the page was rendered, also brings views today that the
  *   server's history had not written yet (it is written in batches);
@@ -18,7 +18,10 @@
   var DASHBOARD = "dashboard";
   var pages = {}; // name -> {today, hour, pushed, caught}
   var own = 0; // loads of the dashboard today
-  var day = utcDay();
+  var zoneNode = document.querySelector("[data-time-zone]");
+  // The site's day as YYYY-MM-DD (the en-CA date format), in its zone whatever the browser's.
+  var dayFormat = new Intl.DateTimeFormat("en-CA", { timeZone: zoneNode ? zoneNode.getAttribute("data-time-zone") : "UTC" });
+  var day = siteDay();
   var snapshots = 0;
   var sortDue = false;
   var syncing = null;
@@ -31,8 +34,8 @@
     return live() ? live().format(n) : String(n);
   }
 
-  function utcDay() {
-    return new Date().toISOString().slice(0, 10);
+  function siteDay() {
+    return dayFormat.format(new Date());
   }
 
   function setNumber(node, value) {
@@ -213,8 +216,8 @@
 
   /* ---- live frames ---- */
   function newDay() {
-    if (utcDay() === day) return;
-    day = utcDay();
+    if (siteDay() === day) return;
+    day = siteDay();
     own = 0;
     Object.keys(pages).forEach(function (name) { pages[name].today = 0; });
     resync(); // the new day's visitors, read rather than waited for

@@ -278,6 +278,13 @@
     var retract = el("button", { type: "button", class: "retract", "data-retract": "" }, "Withdraw my vote");
     retract.hidden = true;
     foot.appendChild(retract);
+    var results = grid.getAttribute("data-results-url-template");
+    if (results) {
+      var csv = el("a", { class: "csv-link", href: results.replace("__poll__", encodeURIComponent(data.id)), download: "" }, "Results");
+      csv.appendChild(el("span", { class: "visually-hidden" }, " of \u201c" + data.question + "\u201d"));
+      csv.appendChild(document.createTextNode(" (CSV)"));
+      foot.appendChild(csv);
+    }
     card.appendChild(foot);
     card.appendChild(el("p", { class: "vote-status", "data-vote-status": "", role: "status", "aria-live": "polite" }));
     var empty = grid.querySelector("[data-no-polls]");

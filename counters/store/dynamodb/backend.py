@@ -13,9 +13,20 @@ from typing import Any
 
 from counters import conf
 from counters.domain import values
+from counters.domain.page_rules import PageBudget
 from counters.domain.visitors import VisitDay
 from counters.store.base import CounterStore, StoreHooks
-from counters.store.dynamodb import counters, history, poll_resets, polls, resets, visitors, votes
+from counters.store.dynamodb import (
+    counters,
+    history,
+    poll_resets,
+    polls,
+    resets,
+    site_pages,
+    tallies,
+    visitors,
+    votes,
+)
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.counter_writes import CounterWriter
@@ -34,11 +45,16 @@ class DynamoCounterStore(CounterStore):
         retrying_client: Any | None = None,
         table: str,
         commit_barrier: bool = False,
+        embedded: bool = False,
         streams_client: Any | None = None,
     ) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
         self.gateway = Table(
-            single_shot=client, retrying=retrying_client or client, name=table, commit_barrier=commit_barrier
+            single_shot=client,
+            retrying=retrying_client or client,
+            name=table,
+            commit_barrier=commit_barrier,
+            embedded=embedded,
         )
         self.shard_view = ShardView()
         # Every write to a counter, group-committed (see counter_writes.py).
@@ -58,6 +74,7 @@ class DynamoCounterStore(CounterStore):
             retrying_client=clients.retrying,
             table=conf.table_name(),
             commit_barrier=connection.embedded,
+            embedded=connection.embedded,
             streams_client=clients.streams,
         )
 
@@ -153,6 +170,24 @@ class DynamoCounterStore(CounterStore):
     def visitors_on(self, names: Iterable[str], *, day: VisitDay) -> dict[str, int]:
         """The day's counts: one BatchGetItem, and a Query per hot counter."""
         return visitors.visitors_on(self.gateway, self.shard_view, names, day=day)
+
+    # ---- pages created at their first view, and tallies per day ----
+
+    def create_page(self, definition: values.CounterDefinition, *, cap: int) -> bool:
+        """The page's items and the cap's conditional ADD in one transaction."""
+        return site_pages.create_page(self.gateway, definition, cap=cap)
+
+    def page_budget(self) -> PageBudget:
+        """Pages created and refused, from one read."""
+        return site_pages.page_budget(self.gateway)
+
+    def add_to_tally(self, group: str, day: str, key: str, count: int, *, expires_at: int) -> None:
+        """One ADD on a tally item, sent once."""
+        tallies.add_to_tally(self.gateway, group, day, key, count, expires_at=expires_at)
+
+    def read_tally(self, group: str, *, first_day: str, last_day: str) -> dict[tuple[str, str], int]:
+        """One eventually consistent Query of the days' tally items."""
+        return tallies.read_tally(self.gateway, group, first_day=first_day, last_day=last_day)
 
     # ---- resets ----
 

@@ -16,6 +16,7 @@ from botocore.exceptions import (
 )
 
 from counters.exceptions import OutcomeUnknown, StoreUnavailable
+from counters.store.dynamodb.misconfigured import StoreReach, misconfiguration
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +28,6 @@ UNAVAILABLE_CODES = frozenset(
         "RequestLimitExceeded",
         "InternalServerError",
         "ServiceUnavailable",
-        "ResourceNotFoundException",
     }
 )
 THROTTLE_CODES = frozenset(
@@ -67,10 +67,12 @@ def _tell_unreachable() -> None:
 
 
 @contextmanager
-def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
+def unavailable_on_outage(*, write: bool = False, reach: StoreReach | None = None) -> Iterator[None]:
     """Turn throttling, outages and timeouts into StoreUnavailable; re-raise anything else.
 
     With `write`, a lost answer becomes OutcomeUnknown so the caller is not told "nothing changed".
+    A configuration error (misconfigured.py) becomes StoreMisconfigured; `reach`, when given, learns
+    whether the store has answered, so an endpoint that never has is told apart from one that went down.
     """
     try:
         yield
@@ -86,15 +88,23 @@ def unavailable_on_outage(*, write: bool = False) -> Iterator[None]:
             "The counter store cannot be reached right now; try again shortly.", retry_after=5
         ) from exc
     except ClientError as exc:
-        mapped = outage_error(error_code(exc), write=write)
+        if reach is not None:
+            reach.answered = True
+        mapped = misconfiguration(exc, reach) or outage_error(error_code(exc), write=write)
         if mapped is None:
             raise
         raise mapped from exc
     except (ConnectionError, HTTPClientError, BotoCoreError) as exc:
+        misconfigured = misconfiguration(exc, reach)
+        if misconfigured is not None:
+            raise misconfigured from exc
         _tell_unreachable()
         raise StoreUnavailable(
             "The counter store cannot be reached right now; try again shortly.", retry_after=5
         ) from exc
+    else:
+        if reach is not None:
+            reach.answered = True
 
 
 def outage_error(code: str, *, write: bool) -> Exception | None:
@@ -103,12 +113,6 @@ def outage_error(code: str, *, write: bool) -> Exception | None:
         return OutcomeUnknown(
             "The counter store failed while writing; this write counted once or not at all. "
             "Reload to see the total before trying again.",
-            retry_after=5,
-        )
-    if code == "ResourceNotFoundException":
-        # Tables are created by `counters_init`, never by a request: say what to run.
-        return StoreUnavailable(
-            "The counters table does not exist; nothing was changed. Run `manage.py counters_init`.",
             retry_after=5,
         )
     if code in UNAVAILABLE_CODES:

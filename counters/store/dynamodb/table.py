@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 
 from counters.exceptions import CounterError, OutcomeUnknown, StoreUnavailable
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.misconfigured import StoreReach
 from counters.store.dynamodb.outage import error_code, unavailable_on_outage
 
 BATCH_GET_LIMIT = 100
@@ -67,10 +68,10 @@ class TransactionInProgress(OutcomeUnknown):
 
 
 @contextmanager
-def refusals(*, write: bool) -> Iterator[None]:
+def refusals(*, write: bool, reach: StoreReach | None = None) -> Iterator[None]:
     """Map outages as `unavailable_on_outage` does, and refusals to this module's exceptions."""
     try:
-        with unavailable_on_outage(write=write):
+        with unavailable_on_outage(write=write, reach=reach):
             yield
     except ClientError as exc:
         code = error_code(exc)
@@ -95,7 +96,15 @@ def first_key(items: list[dict[str, Any]]) -> dict[str, Any]:
 class Table:
     """One DynamoDB table and the two clients that reach it."""
 
-    def __init__(self, *, single_shot: Any, retrying: Any, name: str, commit_barrier: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        single_shot: Any,
+        retrying: Any,
+        name: str,
+        commit_barrier: bool = False,
+        embedded: bool = False,
+    ) -> None:
         # Why two clients (counters/store/dynamodb/clients.py): `single_shot` never resends, for writes
         # that are not idempotent (ADD); `retrying` may, for reads and idempotent or transactional writes.
         self.single_shot = single_shot
@@ -105,6 +114,13 @@ class Table:
         # the last one it acknowledged (docs/operations.md). A consistent read queues behind that
         # COMMIT on its one SQLite thread: answered only after the read, a transaction is on disk.
         self.commit_barrier = commit_barrier
+        # Where the clients point and whether the store has answered yet: an endpoint that never has is a
+        # configuration error, not an outage (misconfigured.py).
+        self.reach = StoreReach.of(single_shot, table=name, embedded=embedded)
+
+    def outages(self, *, write: bool = False) -> Any:
+        """`unavailable_on_outage` for this table's calls, telling configuration errors apart."""
+        return unavailable_on_outage(write=write, reach=self.reach)
 
     def close(self) -> None:
         """Close both clients' connection pools (once when they are the same client)."""
@@ -113,14 +129,14 @@ class Table:
 
     def ensure(self) -> bool:
         """Create the table if missing; return whether it was created."""
-        with unavailable_on_outage():
+        with self.outages():
             return schema.ensure_table(self.retrying, self.name)
 
     # ---- reads (retrying, strongly consistent unless said otherwise) ----
 
     def get_item(self, key: dict[str, Any]) -> dict[str, Any] | None:
         """One item, or None if it does not exist."""
-        with unavailable_on_outage():
+        with self.outages():
             return self.retrying.get_item(TableName=self.name, Key=key, ConsistentRead=True).get("Item")
 
     def batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -135,7 +151,7 @@ class Table:
         items: list[dict[str, Any]] = []
         request = {self.name: {"Keys": keys, "ConsistentRead": True}}
         for attempt in range(UNPROCESSED_RETRIES):
-            with unavailable_on_outage():
+            with self.outages():
                 response = self.retrying.batch_get_item(RequestItems=request)
             items.extend(response.get("Responses", {}).get(self.name, []))
             request = response.get("UnprocessedKeys") or {}
@@ -165,7 +181,7 @@ class Table:
         while True:
             if limit is not None:
                 kwargs["Limit"] = limit - len(items)
-            with unavailable_on_outage():
+            with self.outages():
                 response = self.retrying.query(**kwargs)
             items.extend(response.get("Items", []))
             if "LastEvaluatedKey" not in response or (limit is not None and len(items) >= limit):
@@ -230,13 +246,13 @@ class Table:
         if old_on_failure:
             kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         client = self.single_shot if send_once else self.retrying
-        with refusals(write=write):
+        with refusals(write=write, reach=self.reach):
             response = client.update_item(**kwargs)
         return response.get("Attributes", {})
 
     def delete_item(self, key: dict[str, Any]) -> None:
         """Delete one item; deleting one that is gone already is no error, so it may be resent."""
-        with unavailable_on_outage():
+        with self.outages():
             self.retrying.delete_item(TableName=self.name, Key=key)
 
     def transact(self, items: list[dict[str, Any]], *, write: bool = True) -> None:
@@ -245,7 +261,7 @@ class Table:
         `write` is `unavailable_on_outage`'s: with it, a lost answer is OutcomeUnknown.
         """
         # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
-        with refusals(write=write):
+        with refusals(write=write, reach=self.reach):
             self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
         if self.commit_barrier:
             self._await_commit(items)
@@ -253,7 +269,7 @@ class Table:
     def _await_commit(self, items: list[dict[str, Any]]) -> None:
         """Read one of a committed transaction's items; OutcomeUnknown if that read fails in any way."""
         try:
-            with unavailable_on_outage():
+            with self.outages():
                 self.retrying.get_item(TableName=self.name, Key=first_key(items), ConsistentRead=True)
         except (CounterError, ClientError) as exc:
             # DynamoDB took it, but may yet undo it: neither "done" nor "nothing was changed" is true.

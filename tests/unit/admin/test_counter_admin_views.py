@@ -12,6 +12,8 @@ from django.test import Client
 
 from counters.admin.shown import sign_shown
 from counters.domain.values import CounterDefinition
+from counters.domain.visitors import Client as Visitor
+from counters.services.visitors import visitor_record
 from tests.support.admin_users import make_user
 
 LIST = "/admin/counters/counter/"
@@ -50,6 +52,7 @@ def test_permissions_are_real_and_the_index_shows_counters_and_polls(client, dem
     )
     assert codenames == {
         "view_counter",
+        "add_counter",
         "reset_counter",
         "configure_counter",
         "view_poll",
@@ -74,9 +77,13 @@ def test_list_shows_every_counter_with_kind_value_version_and_filters(resetter, 
         assert f'<tr data-counter="{state.name}">' in html
     row = counter_row(html, "welcome")
     assert (
-        "<td>views</td>" in row and '<td class="value">3</td>' in row and '<td class="version">3</td>' in row
+        '<td data-label="Kind">views</td>' in row
+        and '<td class="value" data-label="Value">3</td>' in row
+        and '<td class="version" data-label="Version">3</td>' in row
     )
-    assert re.search(r"<td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</td>", row), "last update is shown"
+    assert re.search(r'data-label="Last update">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</td>', row), (
+        "last update shown"
+    )
     searched = resetter.get(LIST, {"q": "PRIC"}).content.decode()
     assert re.findall(r'<tr data-counter="([^"]+)"', searched) == ["pricing"]
     votes = resetter.get(LIST, {"kind": "votes"}).content.decode()
@@ -135,7 +142,8 @@ def test_reset_applies_at_the_version_shown_and_shows_in_the_history(resetter, d
     assert "Reset welcome from 4 (version 4) to 0; it is now at version 5." in html
     assert (demo_store.get("welcome").value, demo_store.get("welcome").version) == (0, 5)
     history = re.search(r'<div class="module" id="reset-history">.*?</table>', html, re.S).group(0)
-    assert "UTC</td><td>ann</td><td>4</td><td>4</td><td>5</td><td>demo over</td>" in history
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", history)
+    assert cells[1:] == ["ann", "4", "4", "5", "demo over"] and cells[0].endswith("UTC")
     [record] = demo_store.reset_history("welcome")
     assert (record.actor, record.old_value, record.old_version, record.reason) == ("ann", 4, 4, "demo over")
 
@@ -253,6 +261,10 @@ def test_a_viewer_exports_the_selected_counters_totals_as_csv(client, demo_store
     demo_store.define_counter(CounterDefinition(name="formula", kind="views", title="=cmd|' /C calc'!A0"))
     for _ in range(3):
         demo_store.increment("docs", kind="views")
+    for i in range(2):  # two people today, one of them twice
+        for _ in range(i + 1):
+            visitor_record(name="docs", client=Visitor(f"198.51.100.{i}", "Firefox/133.0"))
+    demo_store.add_bot_view("docs")
     client.force_login(make_user("vic", "view_counter"))
     html = client.get(LIST).content.decode()
     assert 'value="export"' in html
@@ -264,11 +276,20 @@ def test_a_viewer_exports_the_selected_counters_totals_as_csv(client, demo_store
     assert response.status_code == 200 and response["Content-Type"] == "text/csv; charset=utf-8"
     assert re.fullmatch(r'attachment; filename="counters-\d{8}T\d{6}Z\.csv"', response["Content-Disposition"])
     table = list(csv.reader(io.StringIO(response.content.decode())))
-    assert table[0] == ["name", "kind", "title", "value", "version", "updated_at"]
-    assert [row[:5] for row in table[1:]] == [
-        ["docs", "views", "Documentation", "4", "4"],
-        ["formula", "views", "'=cmd|' /C calc'!A0", "0", "0"],
-        ["language.go", "votes", "Which language do you reach for first? — Go", "0", "0"],
+    assert table[0] == [
+        "name",
+        "kind",
+        "title",
+        "value",
+        "version",
+        "updated_at",
+        "visitors_today",
+        "bot_views",
+    ]
+    assert [row[:5] + row[6:] for row in table[1:]] == [
+        ["docs", "views", "Documentation", "4", "4", "2", "1"],
+        ["formula", "views", "'=cmd|' /C calc'!A0", "0", "0", "0", "0"],
+        ["language.go", "votes", "Which language do you reach for first? — Go", "0", "0", "", ""],
     ]
 
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import calendar
 import time
+from zoneinfo import ZoneInfo
 
 import pytest
 from botocore.exceptions import ClientError, ConnectTimeoutError
+from django.conf import settings
 
 from counters import services
 from counters.background import history_writer as history
 from counters.background.history_writer import HistoryRecorder
 from counters.domain.buckets import HOUR, MINUTE
+from counters.domain.clock import day_of
+from counters.domain.names import SITE_VISITORS
 from counters.domain.values import CounterDefinition
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import schema
@@ -54,14 +58,21 @@ def test_views_land_in_minute_and_hour_buckets_that_add_up(page):
     page.add_to_bucket = lambda *args, **kwargs: (writes.append(args), original(*args, **kwargs))
     for _ in range(25):
         services.view_record(slug="welcome")
-    assert history.pending() == 25
+    # Each view is in the page's history and the whole site's (SITE_VISITORS).
+    assert history.pending() == 50
     assert history.flush() == len(writes)
-    # One ADD per bucket, not per view: a minute and an hour bucket (two of either across a boundary).
-    assert 2 <= len(writes) <= 4
+    # One ADD per bucket, not per view: a minute, an hour and a day bucket of each (two of any across a
+    # boundary), for the page and for the site.
+    assert 6 <= len(writes) <= 12
+    assert {args[0] for args in writes} == {"welcome", SITE_VISITORS}
     items = bucket_items(page, "welcome")
-    minutes = {i["SK"]["S"]: int(i["count"]["N"]) for i in items if i["SK"]["S"].startswith("M#")}
-    hours = {i["SK"]["S"]: int(i["count"]["N"]) for i in items if i["SK"]["S"].startswith("H#")}
-    assert sum(minutes.values()) == sum(hours.values()) == page.get("welcome").value == 25
+    minutes, hours, days = (
+        {i["SK"]["S"]: int(i["count"]["N"]) for i in items if i["SK"]["S"].startswith(p)}
+        for p in ("M#", "H#", "V#")
+    )
+    assert (
+        sum(minutes.values()) == sum(hours.values()) == sum(days.values()) == page.get("welcome").value == 25
+    )
     assert history.pending() == 0 and history.flush() == 0
 
 
@@ -69,10 +80,14 @@ def test_buckets_carry_their_ttl(page):
     services.view_record(slug="welcome")
     history.flush()
     items = bucket_items(page, "welcome")
-    assert {item["SK"]["S"][:2] for item in items} == {"M#", "H#"}
+    assert {item["SK"]["S"][:2] for item in items} == {"M#", "H#", "V#"}
     for item in items:
-        start = bucket_start(item["SK"]["S"])
         expires = int(item[schema.EXPIRES_AT]["N"])
+        if item["SK"]["S"].startswith("V#"):
+            day = day_of(time.time(), ZoneInfo(settings.TIME_ZONE))
+            assert item["SK"]["S"] == f"V#{day.date.isoformat()}" and expires == day.end + 90 * 86400
+            continue
+        start = bucket_start(item["SK"]["S"])
         if item["SK"]["S"].startswith("M#"):
             assert expires == start + 60 + 48 * 3600
         else:
@@ -158,7 +173,7 @@ def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped():
     refused = FailingStore(throttled())
     recorder = quiet_recorder(refused)
     recorder.record(name="welcome", count=2)
-    assert recorder.flush() == 0 and refused.calls == 2
+    assert recorder.flush() == 0 and refused.calls == 3, "its minute, hour and day bucket"
     assert recorder.pending() == 2, "a throttled write wrote nothing: it is sent again next time"
 
     unknown = FailingStore(timed_out())

@@ -33,7 +33,8 @@ def test_no_demo_creates_the_table_and_seeds_nothing(fresh_store, capsys):
     assert table_exists(fresh_store)
     assert fresh_store.counter_names() == []
     assert fresh_store.list_polls() == []
-    assert "(no demo content)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "(no demo content)" in out and "python manage.py counters_register <name>" in out
 
 
 def test_init_seeds_the_demo_pages_and_polls_once(fresh_store):

@@ -115,5 +115,5 @@ def test_a_server_error_is_a_styled_page_without_the_live_script():
     html = response.content.decode()
     assert response.status_code == 500
     assert '<p class="error-code">500</p>' in html and "Back to the dashboard" in html
-    assert "/static/site/site.css" in html and 'class="skip-link"' in html
+    assert "/static/counters/counters.css" in html and 'class="skip-link"' in html
     assert "live.js" not in html, "an error page opens no websocket"
