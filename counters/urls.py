@@ -5,7 +5,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.web import api, badges, csv_api, health, pages, vote_api
+from counters.web import api, badges, csv_api, health, pages, rooms, vote_api
 
 app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
@@ -25,6 +25,12 @@ urlpatterns = [
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),
     path("badge/<str:name>.svg", badges.badge, name="badge"),
+]
+# Rooms (docs/rooms.md): a poll's join address for the audience, and its present mode for staff.
+urlpatterns += [
+    path("p", rooms.enter, name="room-enter"),
+    path("p/<str:code>", rooms.audience, name="room"),
+    path("p/<str:code>/present", rooms.present, name="room-present"),
 ]
 # For load balancers and Prometheus (docs/operations.md): never counted, never setting a cookie.
 urlpatterns += [

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from counters.domain.names import validate_counter_name
+from counters.domain.names import validate_counter_name, validate_slug
 from counters.exceptions import InvalidInput, StoreUnavailable
 from counters.live.fanout import CLOSE_RELAY_LOST, CLOSE_TRY_AGAIN, RelayUnavailable
 from counters.live.socket_limits import owner_of
@@ -19,6 +19,8 @@ logger = logging.getLogger(__name__)
 
 # 4000 + 404: the page named in `?page=` is no registered view counter; reconnect without it.
 CLOSE_UNKNOWN_PAGE = 4404
+# A poll's audience page (/p/<code>) counts its viewers under `room:<poll>` (':' is in no counter name).
+ROOM_PAGE_PREFIX = "room:"
 
 
 def page_asked(scope: dict) -> str | None:
@@ -28,11 +30,17 @@ def page_asked(scope: dict) -> str | None:
         return None
     if len(pages) != 1:
         raise InvalidInput("A socket shows one page.")
+    if pages[0].startswith(ROOM_PAGE_PREFIX):
+        validate_slug(pages[0].removeprefix(ROOM_PAGE_PREFIX), what="poll id")
+        return pages[0]
     return validate_counter_name(pages[0])
 
 
 def is_view_counter(counters: list[dict], name: str) -> bool:
-    """Whether a snapshot lists `name` as a counter of views (a page)."""
+    """Whether a snapshot lists `name` as a counter of views (a page), or as a poll's audience page."""
+    if name.startswith(ROOM_PAGE_PREFIX):
+        options = name.removeprefix(ROOM_PAGE_PREFIX) + "."
+        return any(counter["name"].startswith(options) for counter in counters)
     return any(counter["name"] == name and counter["kind"] == "views" for counter in counters)
 
 

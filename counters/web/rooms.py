@@ -1,0 +1,111 @@
+"""Room pages: `/p` (type a join code), `/p/<code>` (the audience's page), `/p/<code>/present` (staff)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_safe
+
+from counters.exceptions import CounterError, InvalidInput, UnknownCounter
+from counters.web import room_data
+from counters.web.errors import respond_to_error
+from counters.web.qr import qr_svg
+from counters.web.voters import voter_for
+
+
+def join_address(request: HttpRequest, code: str) -> str:
+    """The audience page's full address, as a phone's camera or browser should open it."""
+    return request.build_absolute_uri(reverse("counters:room", args=[code]))
+
+
+def short_address(address: str) -> str:
+    """An address without its scheme, as a presenter reads it out or a person types it."""
+    return address.split("://", 1)[-1]
+
+
+def room_urls(poll_id: str) -> dict[str, str]:
+    """The API addresses a room page's script calls for this poll."""
+    return {
+        "vote": reverse("counters:api-vote", args=[poll_id]),
+        "poll": reverse("counters:api-poll", args=[poll_id]),
+        "control": reverse("counters:api-poll-control", args=[poll_id]),
+        "csv": reverse("counters:api-poll-results-csv", args=[poll_id]),
+    }
+
+
+def now_iso() -> str:
+    """The server's time, so a page's countdown follows the server's clock, not the phone's."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@require_safe
+def enter(request: HttpRequest) -> HttpResponse:
+    """A box to type a join code; a known code goes to its poll's page."""
+    typed = request.GET.get("code")
+    error = ""
+    if typed is not None:
+        try:
+            poll = room_data.poll_for_code(typed)
+            return redirect("counters:room", code=poll.code)
+        except InvalidInput:
+            error = "A join code is 5 letters and digits, such as K7MPQ."
+        except UnknownCounter:
+            error = "No poll has this code. Check it with the presenter and try again."
+        except CounterError as exc:
+            return respond_to_error(request, exc)
+    context = {"typed": typed or "", "error": error, "alphabet_note": room_data.CODE_NOTE}
+    return render(request, "counters/room_enter.html", context, status=404 if error.startswith("No") else 200)
+
+
+@require_safe
+@ensure_csrf_cookie
+def audience(request: HttpRequest, code: str) -> HttpResponse:
+    """One poll for the audience: vote, and see totals only when the server says they are visible."""
+    try:
+        poll = room_data.poll_for_code(code)
+        if code != poll.code:
+            return redirect("counters:room", code=poll.code)  # one address per poll, in capitals
+        view = room_data.room_view(poll, staff=False, voter=voter_for(request))
+    except CounterError as exc:
+        return respond_to_error(request, exc)
+    context = {
+        "room": view,
+        "now": now_iso(),
+        "presence": room_data.presence_name(poll),
+        "urls": room_urls(poll.id),
+    }
+    return render(request, "counters/room.html", context)
+
+
+@require_safe
+@ensure_csrf_cookie
+@staff_member_required
+def present(request: HttpRequest, code: str) -> HttpResponse:
+    """A poll on the projector: join address, code and QR code, live bars, keyboard controls."""
+    try:
+        poll = room_data.poll_for_code(code)
+        if code != poll.code:
+            return redirect("counters:room-present", code=poll.code)
+        view = room_data.room_view(poll, staff=True, voter=voter_for(request))
+        previous, following = room_data.neighbours(poll)
+    except CounterError as exc:
+        return respond_to_error(request, exc)
+    address = join_address(request, poll.code)
+    context = {
+        "room": view,
+        "now": now_iso(),
+        "presence": room_data.presence_name(poll),
+        "urls": room_urls(poll.id),
+        "address": address,
+        "short_address": short_address(address),
+        "enter_address": short_address(request.build_absolute_uri(reverse("counters:room-enter"))),
+        "qr": qr_svg(address, label=f"QR code of {short_address(address)}"),
+        "previous": previous,
+        "following": following,
+    }
+    return render(request, "counters/room_present.html", context)
