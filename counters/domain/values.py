@@ -63,12 +63,23 @@ class PollOption:
 
 @dataclass(frozen=True)
 class PollDefinition:
-    """A poll: a question and its options; closed polls take no votes."""
+    """A poll: a question and its options, its join code, kind, results rule and closing rules."""
 
     id: str
     question: str
     options: tuple[PollOption, ...] = field(default_factory=tuple)
     closed: bool = False
+    # Join code (counters.domain.poll_rules.CODE_ALPHABET); "" until the store gives the poll one.
+    code: str = ""
+    kind: str = "single"  # "single" | "multi" | "rating"
+    max_picks: int = 1  # multi: the picks one voter may hold at once
+    results: str = "always"  # "always" | "voted" | "closed" | "revealed": when the audience sees totals
+    revealed: bool = False  # the presenter's reveal (matters when results == "revealed")
+    closes_at: str | None = None  # ISO-8601 UTC; from then on the poll takes no votes
+    max_voters: int | None = None  # closes once this many voters hold a vote
+    audience: str = "anyone"  # "anyone" | "users": who may vote
+    # Bumped by every edit, close, reopen, reveal, hide and reset: staff writes are conditional on it.
+    version: int = 0
 
 
 @dataclass(frozen=True)

@@ -143,11 +143,16 @@ class CounterStore(ABC):
 
     @abstractmethod
     def define_poll(self, poll: values.PollDefinition) -> bool:
-        """Register a poll and a votes counter per option; return False if it already existed."""
+        """Register a poll (a new one with a unique join code, drawn if it has none) and a votes counter
+        per option; return False if it already existed."""
 
     @abstractmethod
     def get_poll(self, poll_id: str) -> values.PollDefinition:
         """Read one poll's definition; raise UnknownCounter if unknown."""
+
+    @abstractmethod
+    def poll_by_code(self, code: str) -> values.PollDefinition:
+        """The poll a join code opens (any case); raise UnknownCounter if none."""
 
     @abstractmethod
     def list_polls(self) -> list[values.PollDefinition]:
@@ -155,7 +160,8 @@ class CounterStore(ABC):
 
     @abstractmethod
     def create_poll(self, poll: values.PollDefinition) -> values.PollDefinition:
-        """Register a new poll and its option counters in one write; Conflict if any of them exists."""
+        """Register a new poll, its join code (drawn if it has none) and its option counters in one write;
+        Conflict if any of them exists. Return the poll as stored (with its code)."""
 
     @abstractmethod
     def add_poll_option(self, poll_id: str, option: values.PollOption) -> values.PollDefinition:
@@ -163,7 +169,7 @@ class CounterStore(ABC):
 
     @abstractmethod
     def set_poll_closed(self, poll_id: str, *, closed: bool) -> values.PollDefinition:
-        """Close or reopen a poll, only if it is not so already (Conflict); return the poll."""
+        """Close or reopen a poll, only if it is not so already (Conflict); bump its version; return it."""
 
     # ---- votes ----
 

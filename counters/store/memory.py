@@ -18,6 +18,7 @@ from counters import conf
 from counters.domain import values
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
+from counters.domain.poll_rules import new_code, normalize_code
 from counters.domain.polls import option_counter_definition
 from counters.domain.shards import validate_shards
 from counters.domain.visitors import VisitDay
@@ -97,6 +98,7 @@ class MemoryCounterStore(CounterStore):
         self._created = False
         self._counters: dict[str, StoredCounter] = {}
         self._polls: dict[str, values.PollDefinition] = {}
+        self._codes: dict[str, str] = {}  # join code -> poll id
         self._voters: dict[str, dict[str, str | None]] = {}  # poll -> voter -> option (None: retracted)
         self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (voter, key)
         self._buckets: dict[str, dict[str, tuple[int, int]]] = {}  # name -> bucket -> (count, expires_at)
@@ -281,13 +283,36 @@ class MemoryCounterStore(CounterStore):
     # ---- polls ----
 
     def define_poll(self, poll: values.PollDefinition) -> bool:
-        """Register the poll unless it exists, and each option's counter unless that exists."""
+        """Register the poll with a join code unless it exists, and each option's counter if new."""
         with self._lock:
             created = poll.id not in self._polls
-            self._polls.setdefault(poll.id, poll)
+            if created:
+                self._put_poll(poll)
             for option in poll.options:
                 self._define(option_counter_definition(poll, option))
             return created
+
+    def _put_poll(self, poll: values.PollDefinition) -> values.PollDefinition:
+        """Keep a new poll under its code, or a free random one (the caller holds the lock)."""
+        if poll.code and poll.code in self._codes:
+            raise Conflict(f"The join code {poll.code} is taken by another poll.")
+        code = poll.code
+        while not code or code in self._codes:
+            code = new_code()
+        poll = self._polls[poll.id] = replace(poll, code=code)
+        self._codes[code] = poll.id
+        return poll
+
+    def poll_by_code(self, code: str) -> values.PollDefinition:
+        """The poll a join code opens."""
+        try:
+            code = normalize_code(code)
+        except InvalidInput as exc:
+            raise UnknownCounter(f"There is no poll with the code {code!r}.") from exc
+        with self._lock:
+            if code not in self._codes:
+                raise UnknownCounter(f"There is no poll with the code {code!r}.")
+            return self._polls[self._codes[code]]
 
     def get_poll(self, poll_id: str) -> values.PollDefinition:
         """One poll's definition."""
@@ -314,7 +339,7 @@ class MemoryCounterStore(CounterStore):
             for option in poll.options:
                 if (name := option_counter_name(poll.id, option.id)) in self._counters:
                     raise Conflict(f"A counter named {name!r} exists already; pick other option ids.")
-            self._polls[poll.id] = poll
+            poll = self._put_poll(poll)
             for option in poll.options:
                 self._define(option_counter_definition(poll, option))
             return poll
@@ -327,7 +352,9 @@ class MemoryCounterStore(CounterStore):
                 raise Conflict(f"Poll {poll_id!r} already has an option {option.id!r}.")
             if (name := option_counter_name(poll_id, option.id)) in self._counters:
                 raise Conflict(f"A counter named {name!r} exists already; pick another option id.")
-            poll = self._polls[poll_id] = replace(poll, options=(*poll.options, option))
+            poll = self._polls[poll_id] = replace(
+                poll, options=(*poll.options, option), version=poll.version + 1
+            )
             self._define(option_counter_definition(poll, option))
             return poll
 
@@ -337,7 +364,7 @@ class MemoryCounterStore(CounterStore):
             poll = self._poll(poll_id)
             if poll.closed == closed:
                 raise Conflict(f"Poll {poll_id!r} is already {'closed' if closed else 'open'}.")
-            poll = self._polls[poll_id] = replace(poll, closed=closed)
+            poll = self._polls[poll_id] = replace(poll, closed=closed, version=poll.version + 1)
             return poll
 
     # ---- votes ----

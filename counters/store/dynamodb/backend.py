@@ -165,6 +165,10 @@ class DynamoCounterStore(CounterStore):
         """Read a poll's registry entry."""
         return polls.get_poll(self.gateway, poll_id)
 
+    def poll_by_code(self, code: str) -> values.PollDefinition:
+        """The join code's item, then the poll it names."""
+        return polls.poll_by_code(self.gateway, code)
+
     def list_polls(self) -> list[values.PollDefinition]:
         """Every poll from its registry partition."""
         return polls.list_polls(self.gateway)

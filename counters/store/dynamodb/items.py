@@ -158,27 +158,54 @@ def option_item(option: values.PollOption) -> dict[str, Any]:
 
 
 def poll_item(poll: values.PollDefinition, now: str) -> dict[str, Any]:
-    """A poll's registry item, holding its question, options and closed flag."""
-    return {
+    """A poll's registry item, holding its question, options, closed flag and settings."""
+    item = {
         **schema.poll_registry_key(poll.id),
         schema.QUESTION: {"S": poll.question},
         schema.OPTIONS: {"L": [option_item(option) for option in poll.options]},
         schema.CLOSED: {"BOOL": poll.closed},
+        schema.CODE: {"S": poll.code},
+        schema.KIND: {"S": poll.kind},
+        schema.MAX_PICKS: {"N": str(poll.max_picks)},
+        schema.RESULTS: {"S": poll.results},
+        schema.REVEALED: {"BOOL": poll.revealed},
+        schema.AUDIENCE: {"S": poll.audience},
+        schema.VERSION: {"N": str(poll.version)},
         schema.CREATED_AT: {"S": now},
     }
+    if poll.closes_at is not None:
+        item[schema.CLOSES_AT] = {"S": poll.closes_at}
+    if poll.max_voters is not None:
+        item[schema.MAX_VOTERS] = {"N": str(poll.max_voters)}
+    return item
+
+
+def join_item(poll: values.PollDefinition, now: str) -> dict[str, Any]:
+    """A join code's item: the code leads to the poll's id."""
+    return {**schema.join_key(poll.code), schema.POLL: {"S": poll.id}, schema.CREATED_AT: {"S": now}}
 
 
 def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
-    """Build a values.PollDefinition from its registry item."""
+    """Build a values.PollDefinition from its registry item (a poll from before its settings: defaults)."""
     options = tuple(
         values.PollOption(id=entry["M"][schema.OPTION_ID]["S"], label=entry["M"][schema.OPTION_LABEL]["S"])
         for entry in item.get(schema.OPTIONS, {}).get("L", [])
     )
+    max_voters = item.get(schema.MAX_VOTERS)
     return values.PollDefinition(
         id=item[schema.SK]["S"],
         question=as_str(item.get(schema.QUESTION)),
         options=options,
         closed=as_bool(item.get(schema.CLOSED)),
+        code=as_str(item.get(schema.CODE)),
+        kind=as_str(item.get(schema.KIND), "single"),
+        max_picks=as_int(item.get(schema.MAX_PICKS), 1),
+        results=as_str(item.get(schema.RESULTS), "always"),
+        revealed=as_bool(item.get(schema.REVEALED)),
+        closes_at=optional_str(item.get(schema.CLOSES_AT)),
+        max_voters=as_int(max_voters) if max_voters else None,
+        audience=as_str(item.get(schema.AUDIENCE), "anyone"),
+        version=as_int(item.get(schema.VERSION)),
     )
 
 

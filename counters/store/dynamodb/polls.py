@@ -6,14 +6,17 @@ a close), so two staff members working at once get a clear refusal instead of a 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
+from counters.domain.poll_rules import new_code, normalize_code
 from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollDefinition, PollOption
-from counters.exceptions import Conflict, StoreUnavailable, UnknownCounter
+from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import counters, items, schema
+from counters.store.dynamodb.schema import as_str
 from counters.store.dynamodb.table import (
     CONDITION_FAILED,
     TRANSACTION_CONFLICT,
@@ -22,21 +25,44 @@ from counters.store.dynamodb.table import (
     TransactionCancelled,
 )
 
-APPEND_OPTION = "SET #options = list_append(#options, :new), #updated = :now"
+APPEND_OPTION = "SET #options = list_append(#options, :new), #updated = :now ADD #version :one"
 OPTIONS_SEEN = "attribute_exists(#pk) AND size(#options) = :seen"
-SET_CLOSED = "SET #closed = :closed, #updated = :now"
+SET_CLOSED = "SET #closed = :closed, #updated = :now ADD #version :one"
 NOT_YET_SO = "attribute_exists(#pk) AND NOT #closed = :closed"
 
+
+# Tries at a random join code before giving up (31^5 codes: a second try is already rare).
+CODE_ATTEMPTS = 5
 
 # ---- definitions ----
 
 
 def define_poll(table: Table, poll: PollDefinition) -> bool:
-    """Register the poll, then a votes counter per option (each idempotent)."""
-    created = counters.put_once(table, [items.poll_item(poll, now_iso())])
+    """Register the poll with its join code (once), then a votes counter per option (each idempotent)."""
+    created = put_poll(table, poll, []) is not None
     for option in poll.options:
         counters.define(table, option_counter_definition(poll, option))
     return created
+
+
+def put_poll(table: Table, poll: PollDefinition, more: list[dict[str, Any]]) -> PollDefinition | None:
+    """Put the poll, its join code and `more` items in one transaction, each only if new; the poll as
+    written, or None if it exists. A random code that is taken is drawn again; a chosen one is a Conflict."""
+    for _ in range(CODE_ATTEMPTS):
+        coded = poll if poll.code else replace(poll, code=new_code())
+        now = now_iso()
+        new_items = [items.poll_item(coded, now), items.join_item(coded, now), *more]
+        failed = transact(table, [table.put_new_entry(item) for item in new_items])
+        if failed is None:
+            return coded
+        if failed == 0:
+            return None
+        if failed > 1:
+            taken = items.name_from_counter_pk(new_items[failed])
+            raise Conflict(f"A counter named {taken!r} exists already; pick other option ids.")
+        if poll.code:
+            raise Conflict(f"The join code {poll.code} is taken by another poll.")
+    raise Conflict("No free join code was found; try again.")
 
 
 def get_poll(table: Table, poll_id: str) -> PollDefinition:
@@ -45,6 +71,18 @@ def get_poll(table: Table, poll_id: str) -> PollDefinition:
     if item is None:
         raise UnknownCounter(f"There is no poll named {poll_id!r}.")
     return items.poll_from_item(item)
+
+
+def poll_by_code(table: Table, code: str) -> PollDefinition:
+    """The poll a join code opens (any case); UnknownCounter if none."""
+    try:
+        code = normalize_code(code)
+    except InvalidInput as exc:
+        raise UnknownCounter(f"There is no poll with the code {code!r}.") from exc
+    item = table.get_item(schema.join_key(code))
+    if item is None:
+        raise UnknownCounter(f"There is no poll with the code {code!r}.")
+    return get_poll(table, as_str(item.get(schema.POLL)))
 
 
 def list_polls(table: Table) -> list[PollDefinition]:
@@ -56,18 +94,15 @@ def list_polls(table: Table) -> list[PollDefinition]:
 
 
 def create_poll(table: Table, poll: PollDefinition) -> PollDefinition:
-    """Put the poll and every option counter in one transaction, each only if new."""
+    """Put the poll, its join code and every option counter in one transaction, each only if new."""
     now = now_iso()
-    new_items = [items.poll_item(poll, now)]
+    counters_items = []
     for option in poll.options:
-        new_items.extend(items.counter_items(option_counter_definition(poll, option), now))
-    failed = transact(table, [table.put_new_entry(item) for item in new_items])
-    if failed is not None:
-        if failed == 0:
-            raise Conflict(f"A poll named {poll.id!r} exists already.")
-        taken = items.name_from_counter_pk(new_items[failed])
-        raise Conflict(f"A counter named {taken!r} exists already; pick other option ids.")
-    return poll
+        counters_items.extend(items.counter_items(option_counter_definition(poll, option), now))
+    created = put_poll(table, poll, counters_items)
+    if created is None:
+        raise Conflict(f"A poll named {poll.id!r} exists already.")
+    return created
 
 
 def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefinition:
@@ -82,8 +117,14 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
         schema.poll_registry_key(poll_id),
         update=APPEND_OPTION,
         condition=OPTIONS_SEEN,
-        names={"#pk": schema.PK, "#options": schema.OPTIONS, "#updated": schema.UPDATED_AT},
+        names={
+            "#pk": schema.PK,
+            "#options": schema.OPTIONS,
+            "#updated": schema.UPDATED_AT,
+            "#version": schema.VERSION,
+        },
         values={
+            ":one": {"N": "1"},
             ":new": {"L": [items.option_item(option)]},
             ":now": {"S": now},
             ":seen": {"N": str(len(poll.options))},
@@ -99,9 +140,7 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
     if failed is not None:
         name = option_counter_name(poll_id, option.id)
         raise Conflict(f"A counter named {name!r} exists already; pick another option id.")
-    return PollDefinition(
-        id=poll.id, question=poll.question, options=(*poll.options, option), closed=poll.closed
-    )
+    return replace(poll, options=(*poll.options, option), version=poll.version + 1)
 
 
 def set_poll_closed(table: Table, poll_id: str, *, closed: bool) -> PollDefinition:
@@ -111,8 +150,13 @@ def set_poll_closed(table: Table, poll_id: str, *, closed: bool) -> PollDefiniti
             schema.poll_registry_key(poll_id),
             update=SET_CLOSED,
             condition=NOT_YET_SO,
-            names={"#pk": schema.PK, "#closed": schema.CLOSED, "#updated": schema.UPDATED_AT},
-            values={":closed": {"BOOL": closed}, ":now": {"S": now_iso()}},
+            names={
+                "#pk": schema.PK,
+                "#closed": schema.CLOSED,
+                "#updated": schema.UPDATED_AT,
+                "#version": schema.VERSION,
+            },
+            values={":closed": {"BOOL": closed}, ":now": {"S": now_iso()}, ":one": {"N": "1"}},
             returns="ALL_NEW",
             old_on_failure=True,
         )

@@ -31,6 +31,15 @@ OPTIONS = "options"
 CLOSED = "closed"
 OPTION_ID = "id"
 OPTION_LABEL = "label"
+# A poll's settings on its registry item (its kind is KIND, its edits' count VERSION); a join code's
+# item holds the poll's id in POLL.
+CODE = "code"
+MAX_PICKS = "max_picks"
+RESULTS = "results"
+REVEALED = "revealed"
+CLOSES_AT = "closes_at"
+MAX_VOTERS = "max_voters"
+AUDIENCE = "audience"
 # A reset's audit item.
 ACTOR = "actor"
 REASON = "reason"
@@ -57,6 +66,7 @@ IDEM_PK_PREFIX = "IDEM#"
 TOTAL_SK = "TOTAL"
 COUNTER_REGISTRY_PK = "REGISTRY"
 POLL_REGISTRY_PK = "POLLS"
+JOIN_PK = "JOIN"
 SHARD_SK_PREFIX = "SHARD#"
 RESET_SK_PREFIX = "RESET#"
 VOTER_SK_PREFIX = "VOTER#"
@@ -151,6 +161,11 @@ def counter_registry_key(name: str) -> dict[str, Any]:
 def poll_registry_key(poll_id: str) -> dict[str, Any]:
     """Key of a poll's registry entry, which holds its question and options."""
     return {PK: {"S": POLL_REGISTRY_PK}, SK: {"S": poll_id}}
+
+
+def join_key(code: str) -> dict[str, Any]:
+    """Key of a join code's item, which names the poll the code opens."""
+    return {PK: {"S": JOIN_PK}, SK: {"S": code}}
 
 
 def poll_pk(poll_id: str) -> str:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -13,6 +14,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from counters.domain.poll_rules import CODE_ALPHABET, CODE_LENGTH
 from counters.domain.values import CounterDefinition, IdempotencyClaim, PollDefinition, PollOption
 from counters.domain.visitors import visit_day
 from counters.exceptions import (
@@ -62,12 +64,20 @@ def define(store, name="home", **kwargs):
     store.define_counter(CounterDefinition(name=name, kind=kwargs.pop("kind", "views"), **kwargs))
 
 
-def lang_poll(*, poll_id="lang", options=("py", "go"), closed=False) -> PollDefinition:
+def code_of(poll_id: str) -> str:
+    """A join code of its own for each poll id of these tests."""
+    digest = hashlib.sha256(poll_id.encode()).digest()
+    return "".join(CODE_ALPHABET[byte % len(CODE_ALPHABET)] for byte in digest[:CODE_LENGTH])
+
+
+def lang_poll(*, poll_id="lang", options=("py", "go"), closed=False, **settings) -> PollDefinition:
     return PollDefinition(
         id=poll_id,
         question="Which?",
         options=tuple(PollOption(o, o.upper()) for o in options),
         closed=closed,
+        code=settings.pop("code", code_of(poll_id)),
+        **settings,
     )
 
 
@@ -336,6 +346,48 @@ def test_polls_register_a_votes_counter_per_option(any_store):
 
 
 @moto_too
+def test_a_poll_keeps_its_settings(any_store):
+    poll = lang_poll(
+        kind="multi",
+        max_picks=2,
+        results="revealed",
+        revealed=True,
+        closes_at="2030-01-01T00:00:00+00:00",
+        max_voters=300,
+        audience="users",
+    )
+    assert any_store.create_poll(poll) == poll
+    assert any_store.get_poll("lang") == poll
+    assert any_store.list_polls() == [poll]
+
+
+@moto_too
+def test_a_poll_without_a_code_gets_a_unique_one_found_in_any_case(any_store):
+    first = any_store.create_poll(lang_poll(code=""))
+    any_store.define_poll(lang_poll(poll_id="other", code=""))
+    second = any_store.get_poll("other")
+    assert len({first.code, second.code}) == 2
+    for poll in (first, second):
+        assert len(poll.code) == CODE_LENGTH and set(poll.code) <= set(CODE_ALPHABET)
+    assert any_store.get_poll("lang").code == first.code
+    assert any_store.poll_by_code(first.code.lower()) == first
+    assert any_store.poll_by_code(f" {second.code} ").id == "other"
+    for unknown in ("ZZZZZ" if "ZZZZZ" not in (first.code, second.code) else "YYYYY", "O0O0O", ""):
+        with pytest.raises(UnknownCounter):
+            any_store.poll_by_code(unknown)
+
+
+@moto_too
+def test_a_taken_join_code_is_refused_and_writes_nothing(any_store):
+    any_store.create_poll(lang_poll())
+    with pytest.raises(Conflict, match="join code"):
+        any_store.create_poll(lang_poll(poll_id="other", code=code_of("lang")))
+    assert [p.id for p in any_store.list_polls()] == ["lang"]
+    assert "other.py" not in any_store.counter_names()
+    assert any_store.poll_by_code(code_of("lang")).id == "lang"
+
+
+@moto_too
 def test_polls_are_listed_by_id(any_store):
     for poll_id in ("zeta", "alpha", "mid"):
         any_store.create_poll(lang_poll(poll_id=poll_id))
@@ -364,6 +416,7 @@ def test_add_poll_option_appends_it_with_its_counter(any_store):
     any_store.create_poll(lang_poll())
     poll = any_store.add_poll_option("lang", PollOption("rs", "Rust"))
     assert [o.id for o in poll.options] == ["py", "go", "rs"]
+    assert poll.version == 1
     assert any_store.get_poll("lang") == poll
     assert any_store.get("lang.rs").kind == "votes"
 
@@ -387,7 +440,7 @@ def test_polls_close_and_reopen_once_each(any_store):
     assert any_store.set_poll_closed("lang", closed=True).closed is True
     with pytest.raises(Conflict, match="already closed"):
         any_store.set_poll_closed("lang", closed=True)
-    assert any_store.set_poll_closed("lang", closed=False) == lang_poll()
+    assert any_store.set_poll_closed("lang", closed=False) == lang_poll(version=2)
     with pytest.raises(Conflict, match="already open"):
         any_store.set_poll_closed("lang", closed=False)
     with pytest.raises(UnknownCounter):

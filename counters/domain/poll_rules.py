@@ -1,0 +1,71 @@
+"""The rules of a poll's life: its join code, when it is closed, and who may see its totals."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+
+from counters.domain.values import PollDefinition
+from counters.exceptions import InvalidInput
+
+# No 0/O, 1/I/L: a code read off a projector and typed on a phone is typed right.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 5
+KINDS = ("single", "multi", "rating")
+RESULTS = ("always", "voted", "closed", "revealed")
+AUDIENCES = ("anyone", "users")
+RATING_OPTIONS = ("1", "2", "3", "4", "5")
+MAX_PICKS = 20
+
+
+def new_code() -> str:
+    """A random join code."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(value: object) -> str:
+    """A join code as typed (any case, spaces around) in its stored form; InvalidInput if it is none."""
+    code = value.strip().upper() if isinstance(value, str) else ""
+    if len(code) != CODE_LENGTH or any(char not in CODE_ALPHABET for char in code):
+        raise InvalidInput(f"A join code is {CODE_LENGTH} letters and digits, such as {'K7QXM'!r}.")
+    return code
+
+
+def parse_time(value: str) -> datetime:
+    """An ISO-8601 time as an aware UTC datetime (a naive one is taken as UTC)."""
+    moment = datetime.fromisoformat(value)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def is_closed(poll: PollDefinition, *, now: datetime, voters: int) -> bool:
+    """Whether the poll takes no votes: closed by staff, past `closes_at`, or holding `max_voters` voters."""
+    if poll.closed:
+        return True
+    if poll.closes_at is not None and now >= parse_time(poll.closes_at):
+        return True
+    return poll.max_voters is not None and voters >= poll.max_voters
+
+
+def results_visible(
+    poll: PollDefinition, *, staff: bool, has_voted: bool, now: datetime, voters: int
+) -> bool:
+    """Whether the asker may see the poll's totals: staff always; the audience by the poll's rule."""
+    if staff or poll.results == "always":
+        return True
+    if poll.results == "voted":
+        return has_voted or is_closed(poll, now=now, voters=voters)
+    if poll.results == "closed":
+        return is_closed(poll, now=now, voters=voters)
+    return poll.revealed
+
+
+def hidden_from_everyone(poll: PollDefinition, *, now: datetime, voters: int) -> bool:
+    """Whether one who has not voted is refused the totals (what a frame shared by all obeys)."""
+    return not results_visible(poll, staff=False, has_voted=False, now=now, voters=voters)
+
+
+def validate_choice(value: object, allowed: tuple[str, ...], *, what: str) -> str:
+    """One of `allowed`, or InvalidInput."""
+    if value not in allowed:
+        raise InvalidInput(f"A poll's {what} is one of {', '.join(allowed)}.")
+    return value
