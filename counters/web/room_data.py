@@ -1,34 +1,28 @@
-"""What the room pages show of a poll: found by its join code, its totals only where the asker may see them."""
+"""What the room pages show of a poll: found by its join code, totals only where the asker may see them."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from counters import selectors
+from counters.domain import poll_rules
 from counters.domain.values import PollDefinition
-from counters.exceptions import InvalidInput
 from counters.store import get_store
 
-# The join code's alphabet has no 0/O, 1/I/L: what a person reads off a projector, they type right.
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 5
-CODE_PATTERN = re.compile(f"^[{CODE_ALPHABET}]{{{CODE_LENGTH}}}$")
 CODE_NOTE = "5 letters and digits; there is no letter O, I or L, and no digit 0 or 1."
-# What people type around a code they read: spaces, dashes, a pasted address's slashes.
-SEPARATORS = re.compile(r"[\s\-_./]+")
+# What people type inside a code they read: spaces, dashes, dots.
+SEPARATORS = re.compile(r"[\s\-_.]+")
 # A presence name no page or counter can take (':' is in no slug): "people on this poll's page now".
 PRESENCE_PREFIX = "room:"
 
 
 def normalise_code(typed: object) -> str:
-    """A typed join code in capitals without separators; InvalidInput if it cannot be one."""
+    """A typed join code in its stored form, separators dropped; InvalidInput if it cannot be one."""
     if not isinstance(typed, str) or len(typed) > 40:
-        raise InvalidInput("A join code is 5 letters and digits.")
-    code = SEPARATORS.sub("", typed).upper()
-    if not CODE_PATTERN.fullmatch(code):
-        raise InvalidInput("A join code is 5 letters and digits.")
-    return code
+        return poll_rules.normalize_code(None)
+    return poll_rules.normalize_code(SEPARATORS.sub("", typed))
 
 
 def poll_for_code(typed: object) -> PollDefinition:
@@ -103,11 +97,30 @@ def picks_of(choice: object) -> tuple[str, ...]:
     return (choice,) if isinstance(choice, str) else tuple(choice)
 
 
+def shown_poll(poll: PollDefinition, *, staff: bool, has_voted: bool) -> dict:
+    """The poll as the asker may see it: its state always, its totals only when visible to them."""
+    totals = selectors.poll_totals_for([poll])[0]
+    now, voters = datetime.now(UTC), totals.total_votes
+    visible = poll_rules.results_visible(poll, staff=staff, has_voted=has_voted, now=now, voters=voters)
+    fields = ("id", "code", "question", "kind", "max_picks", "results", "revealed", "closes_at", "version")
+    return {
+        **{name: getattr(poll, name) for name in fields},
+        "voters": voters,
+        "closed": poll_rules.is_closed(poll, now=now, voters=voters),
+        "results_visible": visible,
+        "options": [
+            {"id": o.id, "label": o.label, "counter": o.counter}
+            | ({"votes": o.votes, "version": o.version} if visible else {})
+            for o in totals.options
+        ],
+    }
+
+
 def room_view(poll: PollDefinition, *, staff: bool, voter: str) -> RoomView:
-    """The poll as the API answers this asker, with the voter's picks."""
-    shown = selectors.poll_for_asker(poll_id=poll.id, staff=staff, voter=voter)
-    choice = selectors.voter_choices(voter=voter, poll_ids=[poll.id]).get(poll.id)
-    return RoomView(poll=shown, options=room_options(shown), picks=picks_of(choice))
+    """The poll as this asker may see it, with the voter's picks."""
+    picks = picks_of(selectors.voter_choices(voter=voter, poll_ids=[poll.id]).get(poll.id))
+    shown = shown_poll(poll, staff=staff, has_voted=bool(picks))
+    return RoomView(poll=shown, options=room_options(shown), picks=picks)
 
 
 def neighbours(poll: PollDefinition) -> tuple[PollDefinition | None, PollDefinition | None]:

@@ -29,11 +29,12 @@ def short_address(address: str) -> str:
 
 
 def room_urls(poll_id: str) -> dict[str, str]:
-    """The API addresses a room page's script calls for this poll."""
+    """The API addresses a room page's script calls for this poll (its JSON, vote, control, CSV)."""
+    poll = f"{reverse('counters:api-polls')}/{poll_id}"
     return {
         "vote": reverse("counters:api-vote", args=[poll_id]),
-        "poll": reverse("counters:api-poll", args=[poll_id]),
-        "control": reverse("counters:api-poll-control", args=[poll_id]),
+        "poll": poll,
+        "control": f"{poll}/control",
         "csv": reverse("counters:api-poll-results-csv", args=[poll_id]),
     }
 
