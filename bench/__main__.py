@@ -1,4 +1,4 @@
-"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|profile [--quick]`."""
+"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|room|profile`, `--quick`."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ SCENARIOS = (
     "cost",
     "exactness",
     "fanout",
+    "room",
     "profile",
 )
 
