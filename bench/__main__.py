@@ -1,4 +1,4 @@
-"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|room|profile`, `--quick`."""
+"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|room|profile`."""
 
 from __future__ import annotations
 
