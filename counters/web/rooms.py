@@ -63,45 +63,11 @@ def enter(request: HttpRequest) -> HttpResponse:
     return render(request, "counters/room_enter.html", context, status=404 if error.startswith("No") else 200)
 
 
-@require_safe
-@ensure_csrf_cookie
-def audience(request: HttpRequest, code: str) -> HttpResponse:
-    """One poll for the audience: vote, and see totals only when the server says they are visible."""
-    try:
-        poll = room_data.poll_for_code(code)
-        if code != poll.code:
-            return redirect("counters:room", code=poll.code)  # one address per poll, in capitals
-        view = room_data.room_view(poll, staff=False, voter=voter_for(request))
-    except CounterError as exc:
-        return respond_to_error(request, exc)
-    context = {
-        "room": view,
-        "now": now_iso(),
-        "presence": room_data.presence_name(poll),
-        "urls": room_urls(poll.id),
-    }
-    return render(request, "counters/room.html", context)
-
-
-@require_safe
-@ensure_csrf_cookie
-@staff_member_required
-def present(request: HttpRequest, code: str) -> HttpResponse:
-    """A poll on the projector: join address, code and QR code, live bars, keyboard controls."""
-    try:
-        poll = room_data.poll_for_code(code)
-        if code != poll.code:
-            return redirect("counters:room-present", code=poll.code)
-        view = room_data.room_view(poll, staff=True, voter=voter_for(request))
-        previous, following = room_data.neighbours(poll)
-    except CounterError as exc:
-        return respond_to_error(request, exc)
+def present_context(request: HttpRequest, poll) -> dict:
+    """What present mode adds: the join address, its QR code, and the polls before and after."""
+    previous, following = room_data.neighbours(poll)
     address = join_address(request, poll.code)
-    context = {
-        "room": view,
-        "now": now_iso(),
-        "presence": room_data.presence_name(poll),
-        "urls": room_urls(poll.id),
+    return {
         "address": address,
         "short_address": short_address(address),
         "enter_address": short_address(request.build_absolute_uri(reverse("counters:room-enter"))),
@@ -109,4 +75,38 @@ def present(request: HttpRequest, code: str) -> HttpResponse:
         "previous": previous,
         "following": following,
     }
-    return render(request, "counters/room_present.html", context)
+
+
+def show_room(request: HttpRequest, code: str, *, staff: bool) -> HttpResponse:
+    """A poll's room page, found by its code in any case (redirected to the code in capitals)."""
+    route, template = ("room-present", "room_present") if staff else ("room", "room")
+    try:
+        poll = room_data.poll_for_code(code)
+        if code != poll.code:
+            return redirect(f"counters:{route}", code=poll.code)  # one address per poll
+        context = {
+            "room": room_data.room_view(poll, staff=staff, voter=voter_for(request)),
+            "now": now_iso(),
+            "presence": room_data.presence_name(poll),
+            "urls": room_urls(poll.id),
+        }
+        if staff:
+            context |= present_context(request, poll)
+    except CounterError as exc:
+        return respond_to_error(request, exc)
+    return render(request, f"counters/{template}.html", context)
+
+
+@require_safe
+@ensure_csrf_cookie
+def audience(request: HttpRequest, code: str) -> HttpResponse:
+    """One poll for the audience: vote, and see totals only when the server says they are visible."""
+    return show_room(request, code, staff=False)
+
+
+@require_safe
+@ensure_csrf_cookie
+@staff_member_required
+def present(request: HttpRequest, code: str) -> HttpResponse:
+    """A poll on the projector: join address, code and QR code, live bars, keyboard controls."""
+    return show_room(request, code, staff=True)
