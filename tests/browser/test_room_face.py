@@ -119,3 +119,30 @@ def test_the_code_box_takes_a_code_typed_in_small_letters(room, browser):
     page.wait_for_url(room.url("c-rating"))
     expect(page.locator("h1")).to_have_text("How was tonight's talk?")
     context.close()
+
+
+def test_the_audience_page_fits_a_320_px_phone(room, browser):
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    for poll in ("a-colour", "b-talks", "c-rating"):
+        page.goto(room.url(poll))
+        assert sideways_overflow(page) <= 0, poll
+        boxes = [button.bounding_box() for button in page.locator("button[data-vote]").all()]
+        assert min(box["height"] for box in boxes) >= 44 and min(box["width"] for box in boxes) >= 44, poll
+    screenshot(page, "room-c-rating-320.png")
+    context.close()
+
+
+def test_present_mode_goes_full_screen_with_f_and_keeps_still_for_reduced_motion(room, browser):
+    page = presenter(browser, room, reduced_motion="reduce")
+    page.goto(room.url("a-colour", present=True))
+    bar = page.locator(".room-option rect[data-bar]").first
+    assert bar.evaluate("e => getComputedStyle(e).transitionDuration") == "0s"
+    page.keyboard.press("f")
+    page.wait_for_function("document.fullscreenElement !== null")
+    expect(page.locator("header.top")).to_be_hidden()
+    page.keyboard.press("f")
+    page.wait_for_function("document.fullscreenElement === null")
+    page.emulate_media(reduced_motion="no-preference")
+    assert bar.evaluate("e => getComputedStyle(e).transitionDuration") != "0s"
+    page.context.close()
