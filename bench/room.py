@@ -190,46 +190,57 @@ def audience(url: str, origin: str, cookies: list[str], pipe) -> None:
 
 async def _audience(url: str, origin: str, cookies: list[str], pipe) -> None:
     gate, stop = asyncio.Semaphore(CONNECT_AT_ONCE), asyncio.Event()
-    last: list[dict] = [{} for _ in cookies]
-    ready = [asyncio.Event() for _ in cookies]
-    frames = [0]
+    sockets = [AudienceSocket() for _ in cookies]
 
     async def hold(i: int) -> None:
         async with gate:
             ws = await connect(url, origin=origin, additional_headers={"Cookie": cookies[i]},
                                open_timeout=120, ping_interval=None, max_queue=None)  # fmt: skip
         async with ws:
-            reader = asyncio.ensure_future(read(i, ws))
+            reader = asyncio.ensure_future(sockets[i].read(ws))
             await stop.wait()
             reader.cancel()
 
-    async def read(i: int, ws) -> None:
-        async for raw in ws:
-            frames[0] += 1
-            if raw.startswith('{"type":"snapshot"') or f'"{ROOM_POLL}.' in raw:
-                message = json.loads(raw)
-                for counter in message.get("counters", []):
-                    if counter["name"].startswith(ROOM_POLL + ".") and "value" in counter:
-                        held = last[i].get(counter["name"])
-                        if held is None or counter["version"] > held[1]:
-                            last[i][counter["name"]] = (counter["value"], counter["version"])
-                ready[i].set()
-
     tasks = [asyncio.ensure_future(hold(i)) for i in range(len(cookies))]
-    await asyncio.wait_for(asyncio.gather(*(event.wait() for event in ready)), timeout=300)
+    await asyncio.wait_for(asyncio.gather(*(socket.ready.wait() for socket in sockets)), timeout=300)
     pipe.send("ready")
     final = await asyncio.to_thread(pipe.recv)  # {counter: [value, version]} once the votes are in
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and sum(held == final for held in as_lists(last)) < len(last):
-        await asyncio.sleep(0.2)
-    pipe.send({"converged": sum(held == final for held in as_lists(last)), "frames": frames[0]})
+    while sum(socket.holds(final) for socket in sockets) < len(sockets) and time.monotonic() < deadline:
+        await asyncio.sleep(0.5)
+    converged = sum(socket.holds(final) for socket in sockets)
+    pipe.send({"converged": converged, "frames": sum(socket.frames for socket in sockets)})
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def as_lists(last: list[dict]) -> list[dict]:
-    """Each socket's counters as JSON gives them back ([value, version])."""
-    return [{name: list(state) for name, state in held.items()} for held in last]
+class AudienceSocket:
+    """One audience socket: its frames that name the room poll, kept raw and read only when asked."""
+
+    def __init__(self) -> None:
+        self.ready = asyncio.Event()
+        self.frames = 0
+        self.raw: list[str] = []
+        self.known: dict[str, list[int]] = {}
+
+    async def read(self, ws) -> None:
+        # Parsing every frame of a thousand sockets would take the cores the site and voters need.
+        async for raw in ws:
+            self.frames += 1
+            if f'"{ROOM_POLL}.' in raw:
+                self.raw.append(raw)
+            if '"snapshot"' in raw[:40]:  # the first frame: {"type": "snapshot", ...}
+                self.ready.set()
+
+    def holds(self, final: dict[str, list[int]]) -> bool:
+        """Whether the newest states received are `final` (reads the frames that came since last asked)."""
+        frames, self.raw = self.raw, []
+        for raw in frames:
+            for counter in json.loads(raw).get("counters", []):
+                held = self.known.get(counter["name"])
+                if "value" in counter and (held is None or counter["version"] > held[1]):
+                    self.known[counter["name"]] = [counter["value"], counter["version"]]
+        return all(self.known.get(name) == state for name, state in final.items())
 
 
 def latencies_ms(burst: Burst, presenter: Presenter) -> tuple[list[float], int]:
