@@ -3,7 +3,9 @@
  * own Idempotency-Key; "Withdraw my vote" DELETEs. Totals appear only when the server sends them (a vote's
  * answer, a pushed update or catalog frame, or the poll read again when its countdown ends); when it says
  * they are hidden, every number leaves the page. Buttons keep focus: while a vote is in flight they are
- * aria-disabled, not disabled. Needs live.js and room_common.js (loaded first, deferred). */
+ * aria-disabled, not disabled. Frames shared by every socket carry no totals that only voters may see, so
+ * a voter shown the results of an "after voting" poll reads them again every few seconds while the page is
+ * in view. Needs live.js and room_common.js (loaded first, deferred). */
 (function () {
   "use strict";
 
@@ -129,6 +131,17 @@
   }
 
   var tick = R.countdown(room, timeUp);
+
+  // Jittered, so a room's phones that voted together do not ask together.
+  var REREAD_MS = 5000;
+  function reread() {
+    window.setTimeout(function () {
+      var shown = room.getAttribute("data-visible") === "true" && room.getAttribute("data-closed") !== "true";
+      var wanted = shown && room.getAttribute("data-results") === "voted" && document.visibilityState === "visible";
+      (wanted ? R.fetchPoll(room).then(applyPoll).catch(function () {}) : Promise.resolve()).then(reread);
+    }, REREAD_MS * (0.75 + Math.random() / 2));
+  }
+  reread();
 
   if (window.LiveCounters) {
     window.LiveCounters.subscribe(function (message) {

@@ -84,10 +84,12 @@
     if (states.length && live()) live().offer(states);
   }
 
-  /* Whether a batch from live.js touched this poll's counters. */
+  /* Whether a batch from live.js brought totals of this poll's counters. */
   function touches(root, message) {
     var names = counterNames(root);
-    return (message.counters || []).some(function (c) { return names.indexOf(c.name) !== -1; });
+    return (message.counters || []).some(function (c) {
+      return names.indexOf(c.name) !== -1 && typeof c.value === "number";
+    });
   }
 
   /* This poll as a catalog frame lists it, or null. */
