@@ -50,8 +50,10 @@ SETTINGS: dict[str, Setting] = {
     "COUNTERS_DYNAMODB_READ_TIMEOUT": Setting(2.0, float),
     # Connections per DynamoDB client: at least the requests one worker serves at once.
     "COUNTERS_DYNAMODB_MAX_POOL": Setting(64, int),
-    # Votes: per-address allowance (`30/m`; `0` turns it off), key lifetime, bulkhead.
-    "COUNTERS_VOTE_RATE": Setting("30/m"),
+    # Votes: per-address allowance, generous enough for a room behind one address (`0` turns it off),
+    # per-voter allowance (a voter is a signed cookie or a user), key lifetime, bulkhead.
+    "COUNTERS_VOTE_RATE": Setting("3000/m"),
+    "COUNTERS_VOTER_RATE": Setting("30/m"),
     "COUNTERS_IDEMPOTENCY_TTL": Setting(24 * 3600, int),
     "COUNTERS_VOTE_CONCURRENCY": Setting(8, int),
     "COUNTERS_VOTE_QUEUE_SECONDS": Setting(15.0, float),
@@ -104,10 +106,11 @@ def check_settings() -> list[str]:
             value(name)
         except (TypeError, ValueError) as exc:
             problems.append(f"{name}={getattr(settings, name, None)!r} cannot be read: {exc}")
-    try:
-        vote_rate()
-    except ImproperlyConfigured as exc:
-        problems.append(str(exc))
+    for rate in (vote_rate, voter_rate):
+        try:
+            rate()
+        except ImproperlyConfigured as exc:
+            problems.append(str(exc))
     return problems
 
 
@@ -124,14 +127,14 @@ class Rate:
         return self.count == 0
 
 
-def parse_rate(raw: str) -> Rate:
+def parse_rate(raw: str, *, setting: str = "COUNTERS_VOTE_RATE") -> Rate:
     """Parse a rate such as `30/m`; `0` turns the limit off."""
     raw = (raw or "").strip()
     if raw in {"", "0"}:
         return Rate(0, 1)
     match = RATE_PATTERN.match(raw)
     if not match:
-        raise ImproperlyConfigured(f"COUNTERS_VOTE_RATE must look like 30/m or 0, not {raw!r}.")
+        raise ImproperlyConfigured(f"{setting} must look like 30/m or 0, not {raw!r}.")
     return Rate(int(match["count"]), RATE_UNIT_SECONDS[match["unit"]])
 
 
@@ -188,6 +191,11 @@ def dynamodb_max_pool() -> int:
 def vote_rate() -> Rate:
     """Per-address vote allowance."""
     return parse_rate(value("COUNTERS_VOTE_RATE"))
+
+
+def voter_rate() -> Rate:
+    """Per-voter vote allowance."""
+    return parse_rate(value("COUNTERS_VOTER_RATE"), setting="COUNTERS_VOTER_RATE")
 
 
 def idempotency_ttl() -> int:

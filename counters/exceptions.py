@@ -34,6 +34,10 @@ class VersionConflict(Conflict):
         self.current = current
 
 
+class NotAllowed(CounterError):
+    """The asker may not do this (a poll for signed-in users, a staff action)."""
+
+
 class RateLimited(CounterError):
     """Too many requests from one client."""
 

@@ -1,7 +1,9 @@
 """Websocket routes of the counters app."""
 
+from channels.auth import AuthMiddlewareStack
 from django.urls import path
 
 from counters.live.consumers import DashboardConsumer
 
-websocket_urlpatterns = [path("ws/counters/", DashboardConsumer.as_asgi())]
+# The session's user tells a staff socket (every poll total) from an audience one (live/audience.py).
+websocket_urlpatterns = [path("ws/counters/", AuthMiddlewareStack(DashboardConsumer.as_asgi()))]

@@ -5,7 +5,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.web import api, badges, csv_api, health, pages, rooms, vote_api
+from counters.web import api, badges, csv_api, health, pages, poll_api, rooms, vote_api
 
 app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
@@ -21,7 +21,9 @@ urlpatterns = [
     path("api/counters/<str:name>", api.counter_detail, name="api-counter"),
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),
-    path("api/polls", api.poll_list, name="api-polls"),
+    path("api/polls", poll_api.poll_list, name="api-polls"),
+    path("api/polls/<str:poll>", poll_api.poll_detail, name="api-poll"),
+    path("api/polls/<str:poll>/control", poll_api.poll_control, name="api-poll-control"),
     path("api/polls/<str:poll>/vote", vote_api.vote, name="api-vote"),
     path("api/polls/<str:poll>/results.csv", csv_api.poll_results_csv, name="api-poll-results-csv"),
     path("badge/<str:name>.svg", badges.badge, name="badge"),

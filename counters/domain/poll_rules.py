@@ -6,7 +6,7 @@ import secrets
 from datetime import UTC, datetime
 
 from counters.domain.values import PollDefinition
-from counters.exceptions import InvalidInput
+from counters.exceptions import InvalidInput, NotAllowed, PollClosed
 
 # No 0/O, 1/I/L: a code read off a projector and typed on a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -46,6 +46,20 @@ def is_closed(poll: PollDefinition, *, now: datetime, voters: int) -> bool:
     return poll.max_voters is not None and voters >= poll.max_voters
 
 
+def check_may_vote(poll: PollDefinition, *, voter: str, now: datetime) -> None:
+    """PollClosed if the poll takes no votes now (by flag or time; max_voters is the store's to hold),
+    NotAllowed if only signed-in users (voter ids `user:<pk>`) may vote and this one is not."""
+    if is_closed(poll, now=now, voters=0):
+        raise PollClosed(f"The poll {poll.id!r} is closed and takes no more votes.")
+    if poll.audience == "users" and not voter.startswith("user:"):
+        raise NotAllowed("Only signed-in users may vote in this poll; sign in first.")
+
+
+def utc_now() -> datetime:
+    """The time now, in UTC."""
+    return datetime.now(UTC)
+
+
 def results_visible(
     poll: PollDefinition, *, staff: bool, has_voted: bool, now: datetime, voters: int
 ) -> bool:
@@ -69,3 +83,50 @@ def validate_choice(value: object, allowed: tuple[str, ...], *, what: str) -> st
     if value not in allowed:
         raise InvalidInput(f"A poll's {what} is one of {', '.join(allowed)}.")
     return value
+
+
+def validate_settings(
+    *,
+    kind: object = "single",
+    max_picks: object = 1,
+    results: object = "always",
+    closes_at: object = None,
+    max_voters: object = None,
+    audience: object = "anyone",
+) -> dict:
+    """A poll's settings, checked; InvalidInput for any that does not fit."""
+    kind = validate_choice(kind, KINDS, what="kind")
+    picks = validate_count(max_picks, what="max_picks", limit=MAX_PICKS)
+    return {
+        "kind": kind,
+        "max_picks": picks if kind == "multi" else 1,
+        "results": validate_choice(results, RESULTS, what="results rule"),
+        "closes_at": None if closes_at in (None, "") else closing_time(closes_at),
+        "max_voters": None if max_voters in (None, "") else validate_count(max_voters, what="max_voters"),
+        "audience": validate_choice(audience, AUDIENCES, what="audience"),
+    }
+
+
+def validate_count(value: object, *, what: str, limit: int = 10**9) -> int:
+    """A whole number from 1 to `limit`, or InvalidInput."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidInput(f"A poll's {what} is a whole number from 1 to {limit}.")
+    try:
+        number = int(value)
+    except ValueError as exc:
+        raise InvalidInput(f"A poll's {what} is a whole number from 1 to {limit}.") from exc
+    if not 1 <= number <= limit:
+        raise InvalidInput(f"A poll's {what} is a whole number from 1 to {limit}.")
+    return number
+
+
+def closing_time(value: object) -> str:
+    """A closing time as stored: ISO-8601 in UTC to the second, so stored times compare as strings."""
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+    else:
+        try:
+            moment = parse_time(str(value))
+        except ValueError as exc:
+            raise InvalidInput("A poll's closes_at is an ISO-8601 time, e.g. 2026-11-25T18:00:00Z.") from exc
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()

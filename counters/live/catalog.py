@@ -10,7 +10,6 @@ by one more read after it.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -18,6 +17,7 @@ from asgiref.sync import sync_to_async
 
 from counters import selectors
 from counters.live import broadcast
+from counters.live.audience import audience_view, catalog_frames
 from counters.live.loop import LiveLoop
 
 CATALOG_EVENT = "counters.catalog"
@@ -27,14 +27,21 @@ logger = logging.getLogger(__name__)
 
 def publish_catalog() -> None:
     """Ask every process's relay to send open pages the current polls and counters (never raises)."""
+    # This process withholds poll totals from audience sockets at once, before the event comes back.
+    audience_view().forget()
     broadcast.announce({"type": CATALOG_EVENT})
 
 
-def read_catalog_frame() -> str:
-    """The websocket text of the catalog: every counter's state and every poll with its totals."""
+def read_catalog_frame() -> tuple[str, str]:
+    """The websocket text of the catalog for staff and for audience sockets: every counter's state and
+    every poll with its totals (for the audience, only those its polls' rules show)."""
+    view = audience_view()
+    generation = view.generation
     counters = [state.as_dict() for state in selectors.counter_list()]
-    polls = [poll.as_dict() for poll in selectors.poll_list()]
-    return json.dumps({"type": "catalog", "counters": counters, "polls": polls}, separators=(",", ":"))
+    polls = selectors.poll_list()
+    now = selectors.now_utc()
+    view.learn(polls, generation, now)
+    return catalog_frames(polls, counters, now)
 
 
 class CatalogRelay:
@@ -43,9 +50,9 @@ class CatalogRelay:
     def __init__(
         self,
         live: LiveLoop,
-        deliver: Callable[[str], Awaitable[None]],
+        deliver: Callable[[str, str], Awaitable[None]],
         *,
-        read: Callable[[], str] = read_catalog_frame,
+        read: Callable[[], str | tuple[str, str]] = read_catalog_frame,
     ) -> None:
         self._live = live
         self._deliver = deliver
@@ -71,4 +78,5 @@ class CatalogRelay:
                 # Pages keep what they show; their next snapshot after a reconnect is current again.
                 logger.warning("Could not read the catalog for open pages", exc_info=True)
                 continue
-            await self._deliver(frame)
+            staff, audience = (frame, frame) if isinstance(frame, str) else frame
+            await self._deliver(staff, audience)

@@ -10,6 +10,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.exceptions import InvalidInput, StoreUnavailable
+from counters.live.audience import audience_view, socket_is_staff
 from counters.live.fanout import CLOSE_RELAY_LOST, CLOSE_TRY_AGAIN, RelayUnavailable
 from counters.live.socket_limits import owner_of
 from counters.live.wire import DirectWriter, OutgoingText, direct_writer
@@ -55,6 +56,8 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         """Join the process's fan-out, then send the snapshot, then whatever arrived meanwhile."""
         self.page: str | None = None
         self.owner = None  # set once admitted under the socket limits
+        # Staff sockets get every poll total; others only those their polls show (audience.py).
+        self.staff = socket_is_staff(self.scope)
         process = runtime()
         process.part("live_loop").follow_running()
         # Built before joining, so viewing now hears every change from the first one.
@@ -129,7 +132,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(
             {
                 "type": "snapshot",
-                "counters": counters,
+                "counters": counters if self.staff else audience_view().counters(counters),
                 "open": len(self.fanout),
                 "viewing": viewing,
                 "heartbeat": self.fanout.heartbeat_seconds(),

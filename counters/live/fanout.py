@@ -19,6 +19,7 @@ from typing import Protocol
 from channels.layers import get_channel_layer
 
 from counters import conf
+from counters.live.audience import audience_view
 from counters.live.broadcast import UPDATE_EVENT
 from counters.live.catalog import CATALOG_EVENT, CatalogRelay, read_catalog_frame
 from counters.live.coalesce import Coalescer, Pending, as_counters
@@ -83,7 +84,8 @@ class LocalFanout:
             what="Live fan-out",
             busy_share=FANOUT_SHARE,
         )
-        self._catalog = CatalogRelay(live, self.hand_out, read=read_catalog)
+        self._catalog = CatalogRelay(live, self._hand_out_catalog, read=read_catalog)
+        self._close_timer: asyncio.Task | None = None
         # What the relay does with each type of group message: a handler called on the loop, not blocking.
         self._handlers: dict[str, Callable[[dict], None]] = {
             UPDATE_EVENT: self._on_update,
@@ -152,7 +154,8 @@ class LocalFanout:
         self._relay = None
         self._sockets = set()
         self._count_sockets()
-        self._catalog = CatalogRelay(self._live, self.hand_out, read=self._read_catalog)
+        self._catalog = CatalogRelay(self._live, self._hand_out_catalog, read=self._read_catalog)
+        self._close_timer = None
 
     def _relay_lost(self, relay: Relay, why: str) -> None:
         """A relay lost its layer: forget it, say so once, and close its sockets so their pages resync."""
@@ -188,7 +191,24 @@ class LocalFanout:
         self._updates.add((c["name"], c["value"], c["version"]) for c in message["counters"])
 
     def _on_catalog(self, message: dict) -> None:
+        audience_view().forget()
         self._catalog.changed()
+
+    async def _hand_out_catalog(self, staff: str, audience: str) -> None:
+        """Hand the catalog to every socket, then watch for the next poll to close on its timer."""
+        await self.hand_out(staff, audience=audience)
+        self._watch_close()
+
+    def _watch_close(self) -> None:
+        """Read the catalog again when the soonest poll closes on its timer (its totals may show then)."""
+        at = audience_view().next_close
+        if at is None or (self._close_timer is not None and not self._close_timer.done()):
+            return
+        self._close_timer = self._live.start(self._closed_by_time(max(0.0, at.timestamp() - time.time())))
+
+    async def _closed_by_time(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._on_catalog({})
 
     def _on_heartbeat(self, message: dict) -> None:
         if self._layer_down:
@@ -197,11 +217,13 @@ class LocalFanout:
         if self._relay is not None:
             self._relay.echoed()
         self._live.start(self.hand_out(HEARTBEAT_FRAME))
+        self._watch_close()
 
     async def _deliver(self, pending: Pending) -> None:
         """Hand one update frame to every socket; count the frames and how long the update waited."""
         since, self._waiting_since = self._waiting_since, None
-        await self.hand_out(update_frame(pending))
+        text = update_frame(pending)
+        await self.hand_out(text, audience=audience_view().update_frame(text, pending))
         # Sockets that failed were dropped by the hand-out: the rest each took the frame.
         found = metrics()
         found.live_frames.labels("update").inc(len(self._sockets))
@@ -213,14 +235,20 @@ class LocalFanout:
         """Show this worker's open sockets in the metrics."""
         metrics().live_sockets.set(len(self._sockets))
 
-    async def hand_out(self, text: str, *, presence: bool = False) -> int:
-        """Hand one frame (totals or viewing-now counts) to every socket, one failing stopping no other."""
+    async def hand_out(self, text: str, *, presence: bool = False, audience: str | bool | None = True) -> int:
+        """Hand one frame (totals or viewing-now counts) to every socket, one failing stopping no other.
+
+        `audience` is what audience sockets get instead (audience.py): True the same text, None nothing."""
         # Encoded once on first use and written as is to every socket that can take it (wire.py); the
         # count of those is returned, so a bench or test can tell the fast path was taken.
         frame, direct = OutgoingText(text), 0
+        public = frame if audience is True or audience == text else audience and OutgoingText(audience)
         for socket in list(self._sockets):
+            sent = frame if getattr(socket, "staff", False) else public
+            if not sent:
+                continue
             try:
-                direct += bool(await (socket.send_presence(frame) if presence else socket.send_update(frame)))
+                direct += bool(await (socket.send_presence(sent) if presence else socket.send_update(sent)))
             except Exception:
                 logger.warning("Dropping a dashboard socket that failed to send", exc_info=True)
                 self._sockets.discard(socket)

@@ -14,12 +14,18 @@ from collections.abc import Callable
 from asgiref.sync import sync_to_async
 
 from counters import selectors
+from counters.live.audience import audience_view
 from counters.live.loop import LiveLoop
 
 
 def read_snapshot() -> list[dict]:
-    """Every counter's current state, as the dashboard lists them."""
-    return [state.as_dict() for state in selectors.counter_list()]
+    """Every counter's current state, as the dashboard lists them; what the audience may see is learned
+    from the polls read with it (audience.py)."""
+    view = audience_view()
+    generation = view.generation
+    counters = [state.as_dict() for state in selectors.counter_list()]
+    view.learn(selectors.poll_list(), generation, selectors.now_utc())
+    return counters
 
 
 class SnapshotReader:

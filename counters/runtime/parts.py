@@ -49,7 +49,7 @@ PARTS: dict[str, Part] = {
     ),
     "vote_limiter": Part(
         "counters.web.ratelimit.VoteLimiter.from_settings",
-        settings=frozenset({"CACHES", "COUNTERS_VOTE_RATE"}),
+        settings=frozenset({"CACHES", "COUNTERS_VOTE_RATE", "COUNTERS_VOTER_RATE"}),
     ),
     # Viewing-now counts per worker: Redis when the channel layer is channels_redis.
     "presence_store": Part(
@@ -62,6 +62,8 @@ PARTS: dict[str, Part] = {
     "fanout": Part("counters.live.fanout.LocalFanout.for_runtime", settings=frozenset({"CHANNEL_LAYERS"})),
     "presence": Part("counters.live.presence.Presence.for_runtime"),
     "snapshots": Part("counters.live.snapshots.SnapshotReader.for_runtime"),
+    # Which poll totals audience sockets may receive (hidden results never reach them).
+    "audience": Part("counters.live.audience.AudienceView.for_runtime"),
     "socket_limits": Part(
         "counters.live.socket_limits.SocketLimits.from_settings",
         settings=frozenset({"COUNTERS_SOCKETS_PER_ADDRESS", "COUNTERS_SOCKETS_PER_VOTER"}),

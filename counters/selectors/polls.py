@@ -1,11 +1,14 @@
-"""Reads of polls: their options with totals, and a voter's choices."""
+"""Reads of polls: their options with totals, a voter's choices, and what an asker may see of them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from counters.domain.names import option_counter_name, validate_slug
+from counters.domain.poll_rules import is_closed, results_visible
 from counters.domain.values import CounterState, PollDefinition
+from counters.runtime import runtime
 from counters.store import get_store
 
 
@@ -28,21 +31,72 @@ class PollTotals:
     question: str
     closed: bool
     options: tuple[OptionTotal, ...]
+    definition: PollDefinition | None = None
+    # Voters holding a vote, when the store counts them apart (a multiple-choice poll); else the total.
+    counted_voters: int | None = None
 
     @property
     def total_votes(self) -> int:
         """Votes across every option."""
         return sum(option.votes for option in self.options)
 
-    def as_dict(self) -> dict:
-        """Serialise for the JSON API."""
-        return {
+    @property
+    def poll(self) -> PollDefinition:
+        """The poll's definition."""
+        return self.definition or PollDefinition(id=self.id, question=self.question, closed=self.closed)
+
+    @property
+    def voters(self) -> int:
+        """Voters holding a vote: one vote each, except in a multiple-choice poll."""
+        return self.total_votes if self.counted_voters is None else self.counted_voters
+
+    def closed_at(self, now: datetime) -> bool:
+        """Whether the poll takes no votes at `now` (closed by staff, by its time or by its voters)."""
+        return is_closed(self.poll, now=now, voters=self.voters)
+
+    def visible_to(self, *, staff: bool, has_voted: bool, now: datetime) -> bool:
+        """Whether an asker may see the option totals."""
+        return results_visible(self.poll, staff=staff, has_voted=has_voted, now=now, voters=self.voters)
+
+    @property
+    def average(self) -> float | None:
+        """A rating poll's mean rating (None without votes or for another kind)."""
+        if self.poll.kind != "rating" or not self.total_votes:
+            return None
+        return round(sum(int(o.id) * o.votes for o in self.options) / self.total_votes, 2)
+
+    def as_dict(self, *, visible: bool = True, now: datetime | None = None) -> dict:
+        """Serialise for the JSON API and live frames; without any total when `visible` is False."""
+        poll, now = self.poll, now or now_utc()
+        data = {
             "id": self.id,
             "question": self.question,
-            "closed": self.closed,
-            "total": self.total_votes,
-            "options": [option.__dict__ for option in self.options],
+            "closed": self.closed_at(now),
+            "code": poll.code,
+            "kind": poll.kind,
+            "max_picks": poll.max_picks,
+            "results": poll.results,
+            "revealed": poll.revealed,
+            "closes_at": poll.closes_at,
+            "max_voters": poll.max_voters,
+            "audience": poll.audience,
+            "version": poll.version,
+            "voters": self.voters,
+            "results_visible": visible,
         }
+        if not visible:
+            # Not even an option's version: it grows with every vote on it.
+            options = [{"id": o.id, "label": o.label, "counter": o.counter} for o in self.options]
+            return {**data, "options": options}
+        data.update(total=self.total_votes, options=[option.__dict__ for option in self.options])
+        if poll.kind == "rating":
+            data["average"] = self.average
+        return data
+
+
+def now_utc() -> datetime:
+    """The time now from the runtime's clock (a test may hold it still)."""
+    return datetime.fromtimestamp(runtime().part("clock").time(), UTC)
 
 
 def option_counters(poll: PollDefinition) -> list[str]:
@@ -65,7 +119,9 @@ def poll_totals_from_states(poll: PollDefinition, states: dict[str, CounterState
                 version=state.version if state else 0,
             )
         )
-    return PollTotals(id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options))
+    return PollTotals(
+        id=poll.id, question=poll.question, closed=poll.closed, options=tuple(options), definition=poll
+    )
 
 
 def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
@@ -88,3 +144,22 @@ def poll_totals(*, poll_id: str) -> PollTotals:
 def voter_choices(*, voter: str, poll_ids: list[str]) -> dict[str, str]:
     """The option a voter holds in each of these polls (polls without their vote are left out)."""
     return get_store().voter_choices(voter, poll_ids) if poll_ids else {}
+
+
+def poll_for_asker(totals: PollTotals, *, staff: bool, has_voted: bool) -> dict:
+    """A poll as an asker may see it: totals only where the poll's rule (or staff) allows."""
+    now = now_utc()
+    return totals.as_dict(visible=totals.visible_to(staff=staff, has_voted=has_voted, now=now), now=now)
+
+
+def hidden_counters(polls: list[PollTotals], *, staff: bool, choices: dict[str, object]) -> set[str]:
+    """The option counters of `polls` whose totals the asker may not see (`choices`: their votes)."""
+    if staff:
+        return set()
+    now = now_utc()
+    return {
+        option.counter
+        for totals in polls
+        if not totals.visible_to(staff=False, has_voted=bool(choices.get(totals.id)), now=now)
+        for option in totals.options
+    }

@@ -2,16 +2,18 @@
 
 from counters.services.badges import badge_counting_set, badge_fetch
 from counters.services.counters import counter_make_hot, counter_reset, view_record
-from counters.services.polls import poll_add_option, poll_create, poll_set_closed
+from counters.services.polls import POLL_ACTIONS, poll_add_option, poll_control, poll_create, poll_set_closed
 from counters.services.votes import VoteOutcome, vote_body, vote_cast, vote_retract
 
 __all__ = [
+    "POLL_ACTIONS",
     "VoteOutcome",
     "badge_counting_set",
     "badge_fetch",
     "counter_make_hot",
     "counter_reset",
     "poll_add_option",
+    "poll_control",
     "poll_create",
     "poll_set_closed",
     "view_record",

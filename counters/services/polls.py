@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from counters.domain.names import option_counter_name, validate_slug
+from counters.domain.poll_rules import RATING_OPTIONS, validate_settings
 from counters.domain.polls import validate_option, validate_options, validate_question
 from counters.domain.values import PollDefinition
 from counters.live import broadcast, catalog
@@ -10,14 +11,24 @@ from counters.store import get_store
 
 
 def poll_create(
-    *, poll_id: str, question: str, options: list[tuple[str, str]], closed: bool = False
+    *,
+    poll_id: str,
+    question: str,
+    options: list[tuple[str, str]] | None = None,
+    closed: bool = False,
+    **settings: object,
 ) -> PollDefinition:
-    """Create a poll with its options (id, label) in one conditional write; Conflict if any exists."""
+    """Create a poll with its options (id, label) and settings (poll_rules.validate_settings) in one
+    conditional write; Conflict if any exists. A rating poll's options are 1 to 5."""
+    checked = validate_settings(**settings)
+    if checked["kind"] == "rating":
+        options = [(value, value) for value in RATING_OPTIONS]
     poll = PollDefinition(
         id=validate_slug(poll_id, what="poll id"),
         question=validate_question(question),
-        options=validate_options(options),
+        options=validate_options(options or []),
         closed=closed,
+        **checked,
     )
     created = get_store().create_poll(poll)
     broadcast.publish(get_store().get_many(option_counter_name(poll.id, o.id) for o in poll.options))
@@ -37,5 +48,20 @@ def poll_add_option(*, poll_id: str, option_id: str, label: str) -> PollDefiniti
 def poll_set_closed(*, poll_id: str, closed: bool) -> PollDefinition:
     """Close a poll (it stops taking votes) or reopen it; Conflict if it is so already."""
     poll = get_store().set_poll_closed(validate_slug(poll_id, what="poll id"), closed=closed)
+    catalog.publish_catalog()
+    return poll
+
+
+# The presenter's controls: each one conditional write, pushed to open pages (with the totals it shows).
+POLL_ACTIONS = ("reveal", "hide", "close", "reopen")
+
+
+def poll_control(*, poll_id: str, action: str) -> PollDefinition:
+    """Reveal or hide a poll's totals, close or reopen it; Conflict if it is so already."""
+    store = get_store()
+    if action in ("reveal", "hide"):
+        poll = store.set_poll_revealed(poll_id, revealed=action == "reveal")
+    else:
+        poll = store.set_poll_closed(poll_id, closed=action == "close")
     catalog.publish_catalog()
     return poll

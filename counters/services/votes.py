@@ -25,6 +25,8 @@ class VoteOutcome:
 
     body: dict
     replayed: bool = False
+    # The poll's totals behind body["poll"]: the web layer shows them as the asker may see them.
+    totals: selectors.PollTotals | None = None
 
 
 def vote_cast(*, poll_id: str, voter: str, option: str, idempotency_key: str | None = None) -> VoteOutcome:
@@ -56,7 +58,7 @@ def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str |
     before = known_totals().snapshot(poll_id)
     if key is None:
         change = store.cast_vote(poll_id, voter=voter, option=option)
-        return VoteOutcome(body=_vote_reply(store, change, before))
+        return _vote_reply(store, change, before)
     fingerprint = idempotency.fingerprint_of(
         action="retract" if option is None else "vote", poll=poll_id, option=option
     )
@@ -68,7 +70,7 @@ def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str |
         return _replay(store, race, voter=voter, key=key, fingerprint=fingerprint, poll_id=poll_id)
     # The key's record, written by the vote's own transaction, holds the change: a replay answers from
     # it with the totals of its time, so no reply needs saving after the vote.
-    return VoteOutcome(body=_vote_reply(store, change, before))
+    return _vote_reply(store, change, before)
 
 
 def _replay(
@@ -86,10 +88,10 @@ def _replay(
     else:
         totals = selectors.poll_totals(poll_id=poll_id)
     body = vote_body(totals, choice=stored.choice, previous=stored.previous, counted=stored.counted)
-    return VoteOutcome(body=body, replayed=True)
+    return VoteOutcome(body=body, replayed=True, totals=totals)
 
 
-def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> dict:
+def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> VoteOutcome:
     """The answer with the poll's totals after the change, and the moved counters pushed.
 
     With recent known totals and a server loop, the totals are those plus this change (see
@@ -104,7 +106,8 @@ def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> dict:
         if moved:
             broadcast.publish(moved)
     totals = selectors.poll_totals_from_states(change.poll, states)
-    return vote_body(totals, choice=change.choice, previous=change.previous, counted=change.counted)
+    body = vote_body(totals, choice=change.choice, previous=change.previous, counted=change.counted)
+    return VoteOutcome(body=body, totals=totals)
 
 
 def _read_totals(store, poll: PollDefinition) -> dict[str, CounterState]:

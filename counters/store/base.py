@@ -171,6 +171,10 @@ class CounterStore(ABC):
     def set_poll_closed(self, poll_id: str, *, closed: bool) -> values.PollDefinition:
         """Close or reopen a poll, only if it is not so already (Conflict); bump its version; return it."""
 
+    @abstractmethod
+    def set_poll_revealed(self, poll_id: str, *, revealed: bool) -> values.PollDefinition:
+        """Reveal or hide a poll's totals, only if not so already (Conflict); bump its version; return it."""
+
     # ---- votes ----
 
     @abstractmethod

@@ -18,7 +18,7 @@ from counters import conf
 from counters.domain import values
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
-from counters.domain.poll_rules import new_code, normalize_code
+from counters.domain.poll_rules import check_may_vote, new_code, normalize_code, utc_now
 from counters.domain.polls import option_counter_definition
 from counters.domain.shards import validate_shards
 from counters.domain.visitors import VisitDay
@@ -26,7 +26,6 @@ from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
-    PollClosed,
     UnknownCounter,
     VersionConflict,
 )
@@ -367,6 +366,15 @@ class MemoryCounterStore(CounterStore):
             poll = self._polls[poll_id] = replace(poll, closed=closed, version=poll.version + 1)
             return poll
 
+    def set_poll_revealed(self, poll_id: str, *, revealed: bool) -> values.PollDefinition:
+        """Reveal or hide a poll's totals that are the other way now."""
+        with self._lock:
+            poll = self._poll(poll_id)
+            if poll.revealed == revealed:
+                raise Conflict(f"Poll {poll_id!r} is already {'revealed' if revealed else 'hidden'}.")
+            poll = self._polls[poll_id] = replace(poll, revealed=revealed, version=poll.version + 1)
+            return poll
+
     # ---- votes ----
 
     def cast_vote(
@@ -378,8 +386,7 @@ class MemoryCounterStore(CounterStore):
             # A key in use answers from its record even if the poll has closed since.
             if claim is not None and (used := self._live_record(voter, claim.key, int(time.time()))):
                 raise IdempotencyRace(used.reply(), poll)
-            if poll.closed:
-                raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
+            check_may_vote(poll, voter=voter, now=utc_now())
             if option is not None and option not in {o.id for o in poll.options}:
                 raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
             voters = self._voters.setdefault(poll_id, {})

@@ -10,16 +10,24 @@ from django.utils.html import format_html
 from counters import selectors
 from counters.domain.values import CounterState
 from counters.exceptions import CounterError
-from counters.web.voters import voter_for
+from counters.web.voters import is_staff, voter_for
 
 register = template.Library()
 
 
+def hidden_option(name: str) -> bool:
+    """Whether `name` is a poll option whose totals its poll's rule hides from one who has not voted."""
+    if "." not in name:
+        return False
+    totals = selectors.poll_totals(poll_id=name.split(".", 1)[0])
+    return not totals.visible_to(staff=False, has_voted=False, now=selectors.now_utc())
+
+
 @register.simple_tag
 def counter_value(name: str, default: str = "–") -> str:
-    """The current total of a counter, or `default` if it is unknown or unreadable."""
+    """The current total of a counter, or `default` if it is unknown, unreadable or hidden by its poll."""
     try:
-        return str(selectors.counter_get(name=name).value)
+        return default if hidden_option(name) else str(selectors.counter_get(name=name).value)
     except CounterError:
         return default
 
@@ -51,9 +59,11 @@ def share_width(part: int, whole: int) -> str:
 
 @register.simple_tag
 def live_counter(state: CounterState | str) -> str:
-    """A number that the live dashboard script keeps up to date."""
+    """A number that the live dashboard script keeps up to date (a dash for a poll option it hides)."""
     if isinstance(state, str):
         try:
+            if hidden_option(state):
+                raise CounterError("hidden by its poll")
             state = selectors.counter_get(name=state)
         except CounterError:
             return format_html('<span class="count" data-counter="{}" data-version="-1">–</span>', state)
@@ -74,8 +84,11 @@ def poll(context, poll: selectors.PollTotals | str, choices: dict[str, str] | No
         poll = selectors.poll_totals(poll_id=poll)
     if choices is None:
         choices = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id])
+    choice = choices.get(poll.id)
+    # Hidden totals never reach the page: the card shows no count, bar or share (nor their versions).
+    visible = poll.visible_to(staff=is_staff(request), has_voted=choice is not None, now=selectors.now_utc())
     # get_token also makes sure the CSRF cookie is set on this page's response.
-    return {"poll": poll, "choice": choices.get(poll.id), "csrf_token": get_token(request)}
+    return {"poll": poll, "choice": choice, "csrf_token": get_token(request), "visible": visible}
 
 
 @register.simple_tag

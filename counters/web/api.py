@@ -7,6 +7,7 @@ from django.http import HttpRequest, JsonResponse
 from counters import selectors, services
 from counters.web.bodies import FORM, JSON, MULTIPART, TEXT, UNTYPED, read_body
 from counters.web.json_api import json_api
+from counters.web.poll_api import hidden_names, refuse_hidden
 from counters.web.queries import query_params
 from counters.web.visitors import client_of
 from counters.web.voters import no_voter_cookie
@@ -17,14 +18,17 @@ BEACON_TYPES = frozenset({UNTYPED, TEXT, JSON, FORM, MULTIPART})
 
 @json_api("GET")
 def counter_list(request: HttpRequest) -> JsonResponse:
-    """`GET /api/counters`: every counter."""
-    return JsonResponse({"counters": [state.as_dict() for state in selectors.counter_list()]})
+    """`GET /api/counters`: every counter, but the poll options whose totals the asker may not see."""
+    states = selectors.counter_list()
+    hidden = hidden_names(request, [state.name for state in states])
+    return JsonResponse({"counters": [state.as_dict() for state in states if state.name not in hidden]})
 
 
 @json_api("GET")
 def counter_detail(request: HttpRequest, name: str) -> JsonResponse:
-    """`GET /api/counters/<name>`: one counter (a page's with `viewing_now`), 404 if unknown."""
+    """`GET /api/counters/<name>`: one counter (a page's with `viewing_now`); 404 unknown, 403 hidden."""
     state = selectors.counter_detail(name=name)
+    refuse_hidden(request, name)
     body = state.as_dict()
     if state.kind == "views":
         body["viewing_now"] = selectors.counter_viewing_now(name=name)
@@ -47,9 +51,3 @@ def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:
     """`POST /api/views/<slug>`: count one view of a registered page (a body, ignored, must be readable)."""
     read_body(request, accept=BEACON_TYPES)
     return JsonResponse(services.view_record(slug=slug, client=client_of(request)).as_dict())
-
-
-@json_api("GET")
-def poll_list(request: HttpRequest) -> JsonResponse:
-    """`GET /api/polls`: every poll with its options and totals."""
-    return JsonResponse({"polls": [poll.as_dict() for poll in selectors.poll_list()]})

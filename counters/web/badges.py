@@ -18,6 +18,7 @@ from counters.domain.values import CounterState
 from counters.exceptions import InvalidInput
 from counters.web.badge_svg import badge_text, draw_badge
 from counters.web.json_api import json_api
+from counters.web.poll_api import refuse_hidden
 from counters.web.queries import query_params
 from counters.web.visitors import client_of
 
@@ -57,6 +58,7 @@ def default_label(state: CounterState) -> str:
 def badge(request: HttpRequest, name: str) -> HttpResponse:
     """The badge of one counter; a GET counts a view first if the counter opted in (HEAD never counts)."""
     show, label = badge_choices(request)
+    refuse_hidden(request, name)
     state = services.badge_fetch(name=name, count=request.method == "GET", client=client_of(request))
     if show == "visitors":
         state = selectors.with_visitors_today([state])[0]

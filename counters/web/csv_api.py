@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 
 from counters import selectors
+from counters.exceptions import NotAllowed
 from counters.web.csv_export import csv_response
 from counters.web.json_api import json_api
+from counters.web.poll_api import shown
 from counters.web.queries import query_params
 
 SHARE_DIGITS = 4
@@ -26,8 +28,10 @@ def counter_history_csv(request: HttpRequest, name: str) -> HttpResponse:
 
 @json_api("GET")
 def poll_results_csv(request: HttpRequest, poll: str) -> HttpResponse:
-    """`GET /api/polls/<poll>/results.csv`: each option's votes and share of the poll's votes."""
+    """`GET /api/polls/<poll>/results.csv`: each option's votes and share; 403 while they are hidden."""
     totals = selectors.poll_totals(poll_id=poll)
+    if not shown(request, [totals])[0]["results_visible"]:
+        raise NotAllowed("This poll's results are not shown yet.")
     total = totals.total_votes
     return csv_response(
         f"{totals.id}-results.csv",

@@ -1,7 +1,10 @@
-"""Per-IP rate limit for votes (`limits`, fixed window): in the default cache's Redis, else per process.
+"""Rate limits for votes (`limits`, fixed window), in the default cache's Redis, else per process.
 
-A window is kept under a keyed hash of the address, never the address itself, so neither Redis nor
-this process's memory holds who voted, even for the length of a window.
+Two allowances: per voter (the signed voter cookie, or the signed-in user), which is what stops one
+person voting too fast; and per address, generous (a room of 1,000 behind one Wi-Fi votes within a
+minute under the default), which bounds a script that mints a new anonymous voter per request.
+A window is kept under a keyed hash of the address or voter, never the address itself, so neither
+Redis nor this process's memory holds who voted, even for the length of a window.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from counters.runtime import runtime
 
 CACHE_ALIAS = "default"
 SCOPE = "counters-vote"
+VOTER_SCOPE = "counters-voter"
 # A vote waits at most this long on a hung Redis before it is counted per process instead.
 REDIS_TIMEOUT_SECONDS = 1.0
 # The HMAC key is derived from SECRET_KEY under this salt; 128 bits of the digest keep addresses apart.
@@ -48,36 +52,42 @@ def address_key(address: str) -> str:
     return salted_hmac(KEY_SALT, address, algorithm="sha256").hexdigest()[:KEY_HEX_CHARS]
 
 
-def check_vote_rate(request: HttpRequest) -> None:
-    """Count one vote request from this IP in the current window; RateLimited once over the rate."""
-    rate = conf.vote_rate()
+def check_vote_rate(request: HttpRequest, voter: str) -> None:
+    """Count one vote request of this voter and from this address; RateLimited once over either rate."""
+    check_rate(conf.voter_rate(), VOTER_SCOPE, address_key(voter), "from one voter")
+    check_rate(conf.vote_rate(), SCOPE, address_key(client_ip(request)), "from one address")
+
+
+def check_rate(rate: conf.Rate, scope: str, key: str, whose: str) -> None:
+    """Count one vote under `key` in `scope`; RateLimited once over `rate`."""
     if rate.unlimited:
         return
     limit = RateLimitItemPerSecond(rate.count, rate.seconds)
-    key = address_key(client_ip(request))
     try:
-        retry_after = seconds_to_wait(shared_limiter(), limit, key)
+        retry_after = seconds_to_wait(shared_limiter(), limit, key, scope)
     except (StorageError, OSError) as exc:
         # A Redis outage must not stop voting: limit per process until it is back.
         logger.warning("Vote rate limit counted per process, the shared cache is unreachable: %s", exc)
-        retry_after = seconds_to_wait(local_limiter(), limit, key)
+        retry_after = seconds_to_wait(local_limiter(), limit, key, scope)
     except ConfigurationError as exc:
         # A cache address `limits` cannot use must not turn votes into errors either; say so loudly.
         logger.error("Vote rate limit counted per process, the cache address is not usable: %s", exc)
-        retry_after = seconds_to_wait(local_limiter(), limit, key)
+        retry_after = seconds_to_wait(local_limiter(), limit, key, scope)
     if retry_after:
         raise RateLimited(
-            f"At most {rate.count} votes per {rate.seconds} s from one address; retry in {retry_after} s.",
+            f"At most {rate.count} votes per {rate.seconds} s {whose}; retry in {retry_after} s.",
             retry_after=retry_after,
         )
 
 
-def seconds_to_wait(limiter: FixedWindowRateLimiter, limit: RateLimitItem, key: str) -> int:
+def seconds_to_wait(
+    limiter: FixedWindowRateLimiter, limit: RateLimitItem, key: str, scope: str = SCOPE
+) -> int:
     """Count one vote under `key`: 0 if it is within `limit`, else the seconds until its window ends."""
-    if limiter.hit(limit, SCOPE, key):
+    if limiter.hit(limit, scope, key):
         return 0
     # Read only when refusing, so an allowed vote costs one round trip to Redis.
-    reset_at = limiter.get_window_stats(limit, SCOPE, key).reset_time
+    reset_at = limiter.get_window_stats(limit, scope, key).reset_time
     return max(1, math.ceil(reset_at - time.time()))
 
 

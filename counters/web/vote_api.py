@@ -13,7 +13,7 @@ from counters.services.idempotency import validate_key
 from counters.web.bodies import FORM, JSON, read_body
 from counters.web.json_api import json_api
 from counters.web.ratelimit import check_vote_rate
-from counters.web.voters import voter_for
+from counters.web.voters import is_staff, voter_for
 
 # A vote is a few bytes; anything longer is refused before it is parsed.
 MAX_BODY_BYTES = 1024
@@ -50,17 +50,20 @@ def vote(request: HttpRequest, poll: str) -> JsonResponse:
     if request.method == "GET":
         totals = selectors.poll_totals(poll_id=poll)
         choice = selectors.voter_choices(voter=voter, poll_ids=[poll]).get(poll)
-        return JsonResponse({"poll": totals.as_dict(), "choice": choice})
+        shown = selectors.poll_for_asker(totals, staff=is_staff(request), has_voted=choice is not None)
+        return JsonResponse({"poll": shown, "choice": choice})
     # Refused input costs no allowance; the rate limit comes before any read or write (so an unknown
     # option, which takes a read to find out, is counted: no free probing).
     asked = vote_input(request, poll)
-    check_vote_rate(request)
+    check_vote_rate(request, voter)
     key = asked.key
     if asked.option is not None:
         outcome = services.vote_cast(poll_id=poll, voter=voter, option=asked.option, idempotency_key=key)
     else:
         outcome = services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key)
-    response = JsonResponse(outcome.body)
+    has_voted = outcome.body["choice"] is not None
+    shown = selectors.poll_for_asker(outcome.totals, staff=is_staff(request), has_voted=has_voted)
+    response = JsonResponse({**outcome.body, "poll": shown})
     if outcome.replayed:
         response[REPLAYED_HEADER] = "true"
     return response

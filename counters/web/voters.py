@@ -32,6 +32,12 @@ def voter_for(request: HttpRequest) -> str:
     return anonymous
 
 
+def is_staff(request: HttpRequest) -> bool:
+    """Whether the asker is an active staff member (who sees every poll's totals)."""
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_active and user.is_staff)
+
+
 def keeps_voter(request: HttpRequest, response: HttpResponse) -> bool:
     """Whether a response keeps the voter this request minted: a vote's answer or a page, not a refusal."""
     if not getattr(request, "_counters_voter_new", False) or response.status_code >= 400:

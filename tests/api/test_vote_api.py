@@ -234,7 +234,8 @@ def test_rate_limit_is_shared_through_redis(voter, demo_store, settings):
     keys = redis.Redis.from_url("redis://127.0.0.1:6379/0").keys(
         f"{settings.CACHES['default']['KEY_PREFIX']}*"
     )
-    assert len(keys) == 1  # one window counter for this address, kept in Redis
+    # One window for this address and one for this voter, kept in Redis.
+    assert sorted(key.split(b"/")[1] for key in keys) == [b"counters-vote", b"counters-voter"]
     redis.Redis.from_url("redis://127.0.0.1:6379/0").delete(*keys)
 
 

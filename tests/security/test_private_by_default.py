@@ -248,10 +248,11 @@ def test_a_site_behind_a_proxy_keeps_and_logs_no_address(demo_store, dynamodb_lo
 
 def test_memory_windows_hold_no_address_and_keep_addresses_apart(rf, settings, process_runtime):
     settings.COUNTERS_VOTE_RATE = "1/m"
-    check_vote_rate(rf.post(VOTE, REMOTE_ADDR=ADDRESS))
-    check_vote_rate(rf.post(VOTE, REMOTE_ADDR="198.51.100.9"))
+    settings.COUNTERS_VOTER_RATE = "0"
+    check_vote_rate(rf.post(VOTE, REMOTE_ADDR=ADDRESS), "anon:one")
+    check_vote_rate(rf.post(VOTE, REMOTE_ADDR="198.51.100.9"), "anon:one")
     with pytest.raises(RateLimited):
-        check_vote_rate(rf.post(VOTE, REMOTE_ADDR=ADDRESS))
+        check_vote_rate(rf.post(VOTE, REMOTE_ADDR=ADDRESS), "anon:two")
 
     windows = process_runtime.part("vote_limiter").local.storage.storage
     assert len(windows) == 2

@@ -79,8 +79,9 @@
     markChoice(poll, poll.getAttribute("data-choice"));
   }
 
-  /* Bars, percentages and the total of one poll, from the counts it shows. */
+  /* Bars, percentages and the total of one poll, from the counts it shows (none while they are hidden). */
   function drawResults(poll) {
+    if (poll.hasAttribute("data-results-hidden")) return;
     var counts = Array.prototype.slice.call(poll.querySelectorAll("li[data-option] .count[data-counter]"));
     var votes = counts.map(function (node) { return Number(node.getAttribute("data-value")) || 0; });
     var total = votes.reduce(function (a, b) { return a + b; }, 0);
@@ -101,8 +102,15 @@
     if (unit) unit.textContent = total === 1 ? "vote" : "votes";
   }
 
+  /* Results hidden by the poll's rule: the server sends no counts, so the card shows none. */
+  function setHidden(poll, hidden) {
+    if (hidden) poll.setAttribute("data-results-hidden", "");
+    else poll.removeAttribute("data-results-hidden");
+  }
+
   function apply(poll, body) {
-    var options = (body.poll && body.poll.options) || [];
+    var options = ((body.poll && body.poll.options) || []).filter(function (o) { return o.votes !== undefined; });
+    if (body.poll) setHidden(poll, !body.poll.results_visible);
     if (live()) live().offer(options.map(function (o) { return { name: o.counter, value: o.votes, version: o.version }; }));
     markChoice(poll, body.choice);
     if (body.choice) setStatus(poll, "Your vote: " + labelOf(poll, body.choice) + ".", "ok");
@@ -187,6 +195,7 @@
   }
 
   function optionRow(option, closed) {
+    var votes = option.votes === undefined ? 0 : option.votes; // hidden results carry no count
     var li = el("li", { "data-option": option.id });
     var button = el("button", { type: "button", class: "vote", "data-vote": option.id, "aria-pressed": "false" });
     button.disabled = closed;
@@ -206,12 +215,12 @@
     result.appendChild(el("span", { class: "share", "data-share": option.counter }, "0%"));
     result.appendChild(el("span", { class: "sep", "aria-hidden": "true" }, " · "));
     result.appendChild(el("span", {
-      class: "count", "data-counter": option.counter, "data-version": "-1", "data-value": String(option.votes)
-    }, format(option.votes)));
+      class: "count", "data-counter": option.counter, "data-version": "-1", "data-value": String(votes)
+    }, option.votes === undefined ? "–" : format(votes)));
     result.appendChild(document.createTextNode(" "));
     result.appendChild(el("span", {
       class: "unit", "data-plural-for": option.counter, "data-one": "vote", "data-other": "votes"
-    }, option.votes === 1 ? "vote" : "votes"));
+    }, votes === 1 ? "vote" : "votes"));
     button.appendChild(result);
     li.appendChild(button);
     return li;
@@ -265,6 +274,7 @@
         if (!card.querySelector('li[data-option="' + option.id + '"]')) list.appendChild(optionRow(option, data.closed));
       });
       if (card.hasAttribute("data-closed") !== Boolean(data.closed)) setClosed(card, Boolean(data.closed));
+      if (data.results_visible !== undefined) setHidden(card, !data.results_visible);
     });
   }
 

@@ -185,6 +185,10 @@ class DynamoCounterStore(CounterStore):
         """Close or reopen a poll, only if it is not so already."""
         return polls.set_poll_closed(self.gateway, poll_id, closed=closed)
 
+    def set_poll_revealed(self, poll_id: str, *, revealed: bool) -> values.PollDefinition:
+        """Reveal or hide a poll's totals, only if they are not so already."""
+        return polls.set_poll_revealed(self.gateway, poll_id, revealed=revealed)
+
     # ---- votes ----
 
     def cast_vote(

@@ -27,8 +27,11 @@ from counters.store.dynamodb.table import (
 
 APPEND_OPTION = "SET #options = list_append(#options, :new), #updated = :now ADD #version :one"
 OPTIONS_SEEN = "attribute_exists(#pk) AND size(#options) = :seen"
-SET_CLOSED = "SET #closed = :closed, #updated = :now ADD #version :one"
-NOT_YET_SO = "attribute_exists(#pk) AND NOT #closed = :closed"
+SET_FLAG = "SET #flag = :on, #updated = :now ADD #version :one"
+# Turning a flag on: it is off or absent (a poll stored before the flag existed has it off).
+NOT_YET_ON = "attribute_exists(#pk) AND NOT #flag = :true"
+# Turning it off: it is on.
+STILL_ON = "attribute_exists(#pk) AND #flag = :true"
 
 
 # Tries at a random join code before giving up (31^5 codes: a second try is already rare).
@@ -145,26 +148,40 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
 
 def set_poll_closed(table: Table, poll_id: str, *, closed: bool) -> PollDefinition:
     """Set the poll's `closed` flag only if it is the other way now (a poll without one is open)."""
+    return set_poll_flag(table, poll_id, schema.CLOSED, closed, ("open", "closed"))
+
+
+def set_poll_revealed(table: Table, poll_id: str, *, revealed: bool) -> PollDefinition:
+    """Set the poll's `revealed` flag only if it is the other way now."""
+    return set_poll_flag(table, poll_id, schema.REVEALED, revealed, ("hidden", "revealed"))
+
+
+def set_poll_flag(table: Table, poll_id: str, flag: str, on: bool, states: tuple[str, str]) -> PollDefinition:
+    """Set one flag of the poll, only if it is the other way now, bumping its version; Conflict if so."""
     try:
         attributes = table.update_item(
             schema.poll_registry_key(poll_id),
-            update=SET_CLOSED,
-            condition=NOT_YET_SO,
+            update=SET_FLAG,
+            condition=NOT_YET_ON if on else STILL_ON,
             names={
                 "#pk": schema.PK,
-                "#closed": schema.CLOSED,
+                "#flag": flag,
                 "#updated": schema.UPDATED_AT,
                 "#version": schema.VERSION,
             },
-            values={":closed": {"BOOL": closed}, ":now": {"S": now_iso()}, ":one": {"N": "1"}},
+            values={
+                ":on": {"BOOL": on},
+                ":true": {"BOOL": True},
+                ":now": {"S": now_iso()},
+                ":one": {"N": "1"},
+            },
             returns="ALL_NEW",
             old_on_failure=True,
         )
     except ConditionFailed as exc:
         if not exc.item:
             raise UnknownCounter(f"There is no poll named {poll_id!r}.") from exc
-        state = "closed" if closed else "open"
-        raise Conflict(f"Poll {poll_id!r} is already {state}.") from exc
+        raise Conflict(f"Poll {poll_id!r} is already {states[on]}.") from exc
     return items.poll_from_item(attributes)
 
 

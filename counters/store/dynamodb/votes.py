@@ -22,13 +22,13 @@ from typing import Any, NamedTuple
 
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
+from counters.domain.poll_rules import check_may_vote, is_closed, utc_now
 from counters.domain.values import IdempotencyClaim, PollDefinition, StoredReply, VoteChange, VoterRecord
 from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
     OutcomeUnknown,
-    PollClosed,
     StoreUnavailable,
     UnknownCounter,
 )
@@ -48,7 +48,9 @@ BACKOFF_SECONDS = 0.01
 # Cancellation reasons that mean DynamoDB refused the work outright: nothing was changed.
 THROTTLED_REASONS = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded"})
 
-POLL_OPEN = "attribute_exists(#pk) AND #closed = :false"
+# Open: not closed by staff, and its closing time (stored to the second in UTC, as now_iso's times,
+# so the strings compare as the times do) not reached.
+POLL_OPEN = "attribute_exists(#pk) AND #closed = :false AND (attribute_not_exists(#closes) OR #closes > :now)"
 VOTER_UNCHANGED_NEW = "attribute_not_exists(#pk)"
 VOTER_UNCHANGED = "#rev = :rev"
 ADD_VOTE = "SET #value = if_not_exists(#value, #start) + :one, #updated = :now ADD #version :one"
@@ -208,8 +210,7 @@ class VoteAttempts:
     def decide(self, basis: VoteBasis) -> VoteChange:
         """The change the vote makes from `basis`; refused if the poll is closed or lacks the option."""
         poll_id, option = self.ballot.poll_id, self.ballot.option
-        if basis.poll.closed:
-            raise PollClosed(f"The poll {poll_id!r} is closed and takes no more votes.")
+        check_may_vote(basis.poll, voter=self.ballot.voter, now=utc_now())
         if option is not None and option not in option_ids(basis.poll):
             raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
         return VoteChange(
@@ -269,7 +270,8 @@ def guessed(memory: VoteMemory | None, ballot: Ballot) -> VoteBasis | None:
         return None
     option = ballot.option
     if (
-        found.poll.closed
+        is_closed(found.poll, now=utc_now(), voters=0)
+        or found.poll.audience != "anyone"
         or found.record.option == option
         or (option and option not in option_ids(found.poll))
     ):
@@ -337,8 +339,8 @@ def poll_open_check(table: Table, poll_id: str) -> dict[str, Any]:
     return table.check_entry(
         schema.poll_registry_key(poll_id),
         condition=POLL_OPEN,
-        names={"#pk": schema.PK, "#closed": schema.CLOSED},
-        values={":false": {"BOOL": False}},
+        names={"#pk": schema.PK, "#closed": schema.CLOSED, "#closes": schema.CLOSES_AT},
+        values={":false": {"BOOL": False}, ":now": {"S": now_iso()}},
     )
 
 

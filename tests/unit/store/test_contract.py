@@ -9,18 +9,20 @@ from __future__ import annotations
 import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
 from moto import mock_aws
 
-from counters.domain.poll_rules import CODE_ALPHABET, CODE_LENGTH
+from counters.domain.poll_rules import CODE_ALPHABET, CODE_LENGTH, closing_time
 from counters.domain.values import CounterDefinition, IdempotencyClaim, PollDefinition, PollOption
 from counters.domain.visitors import visit_day
 from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
+    NotAllowed,
     PollClosed,
     UnknownCounter,
     VersionConflict,
@@ -447,7 +449,42 @@ def test_polls_close_and_reopen_once_each(any_store):
         any_store.set_poll_closed("nope", closed=True)
 
 
+@moto_too
+def test_polls_reveal_and_hide_once_each_and_bump_their_version(any_store):
+    any_store.create_poll(lang_poll(results="revealed"))
+    assert any_store.set_poll_revealed("lang", revealed=True).revealed is True
+    with pytest.raises(Conflict, match="already revealed"):
+        any_store.set_poll_revealed("lang", revealed=True)
+    hidden = any_store.set_poll_revealed("lang", revealed=False)
+    assert (hidden.revealed, hidden.version) == (False, 2)
+    with pytest.raises(Conflict, match="already hidden"):
+        any_store.set_poll_revealed("lang", revealed=False)
+    with pytest.raises(UnknownCounter):
+        any_store.set_poll_revealed("nope", revealed=True)
+    assert any_store.get_poll("lang") == hidden
+
+
 # ---- votes ----
+
+
+def test_a_poll_past_its_closing_time_takes_no_vote_though_no_flag_flipped(any_store):
+    any_store.create_poll(lang_poll(closes_at=closing_time(datetime.now(UTC) + timedelta(seconds=2))))
+    any_store.cast_vote("lang", voter="v1", option="py")
+    time.sleep(2.1)
+    assert any_store.get_poll("lang").closed is False
+    with pytest.raises(PollClosed):
+        any_store.cast_vote("lang", voter="v2", option="py")
+    with pytest.raises(PollClosed):
+        any_store.cast_vote("lang", voter="v1", option="go")
+    assert totals(any_store) == {"py": 1, "go": 0}
+
+
+def test_a_poll_for_users_refuses_anonymous_voters(any_store):
+    any_store.create_poll(lang_poll(audience="users"))
+    with pytest.raises(NotAllowed):
+        any_store.cast_vote("lang", voter="anon:abc", option="py")
+    any_store.cast_vote("lang", voter="user:7", option="py")
+    assert totals(any_store) == {"py": 1, "go": 0}
 
 
 @moto_too
