@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from counters import selectors
 from counters.domain import poll_rules
@@ -97,29 +96,11 @@ def picks_of(choice: object) -> tuple[str, ...]:
     return (choice,) if isinstance(choice, str) else tuple(choice)
 
 
-def shown_poll(poll: PollDefinition, *, staff: bool, has_voted: bool) -> dict:
-    """The poll as the asker may see it: its state always, its totals only when visible to them."""
-    totals = selectors.poll_totals_for([poll])[0]
-    now, voters = datetime.now(UTC), totals.total_votes
-    visible = poll_rules.results_visible(poll, staff=staff, has_voted=has_voted, now=now, voters=voters)
-    fields = ("id", "code", "question", "kind", "max_picks", "results", "revealed", "closes_at", "version")
-    return {
-        **{name: getattr(poll, name) for name in fields},
-        "voters": voters,
-        "closed": poll_rules.is_closed(poll, now=now, voters=voters),
-        "results_visible": visible,
-        "options": [
-            {"id": o.id, "label": o.label, "counter": o.counter}
-            | ({"votes": o.votes, "version": o.version} if visible else {})
-            for o in totals.options
-        ],
-    }
-
-
 def room_view(poll: PollDefinition, *, staff: bool, voter: str) -> RoomView:
-    """The poll as this asker may see it, with the voter's picks."""
+    """The poll as the API shows this asker (totals only where visible to them), with the voter's picks."""
     picks = picks_of(selectors.voter_choices(voter=voter, poll_ids=[poll.id]).get(poll.id))
-    shown = shown_poll(poll, staff=staff, has_voted=bool(picks))
+    totals = selectors.poll_totals_for([poll])[0]
+    shown = selectors.poll_for_asker(totals, staff=staff, has_voted=bool(picks))
     return RoomView(poll=shown, options=room_options(shown), picks=picks)
 
 

@@ -93,8 +93,8 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
                 "aria-pressed", "true"
             )
             expect(page.locator("[data-vote-status]")).to_contain_text("Your vote:")
-        expect(stage.locator('[data-counter="a-colour.red"]')).to_have_text("2", timeout=LIVE_MS)
-        expect(stage.locator('[data-counter="a-colour.green"]')).to_have_text("1")
+        expect(stage.locator('[data-room-counter="a-colour.red"]')).to_have_text("2", timeout=LIVE_MS)
+        expect(stage.locator('[data-room-counter="a-colour.green"]')).to_have_text("1")
         expect(stage.locator("[data-voters]")).to_have_text("3", timeout=LIVE_MS)
         for page in phones:
             hidden_everywhere(page, room, "a-colour")
@@ -104,7 +104,7 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
         stage.keyboard.press("r")
         expect(stage.locator("[data-state-results]")).to_have_text("Results revealed", timeout=LIVE_MS)
         for page in phones:
-            expect(page.locator('[data-counter="a-colour.red"]')).to_have_text("2", timeout=LIVE_MS)
+            expect(page.locator('[data-room-counter="a-colour.red"]')).to_have_text("2", timeout=LIVE_MS)
             expect(page.locator('li[data-option="red"] [data-share]')).to_have_text("67%")
             expect(page.locator("[data-total]")).to_have_text("3")
             assert totals_in_frames(page.frames_seen, "a-colour"), "the reveal reached the socket"
@@ -112,7 +112,7 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
         stage.keyboard.press("r")
         for page in phones:
             expect(page.locator("[data-hidden-note]")).to_be_visible(timeout=LIVE_MS)
-            expect(page.locator('[data-counter="a-colour.red"]')).to_have_text("")
+            expect(page.locator('[data-room-counter="a-colour.red"]')).to_have_text("")
 
         # A poll closing on its timer: its results ("when closed") appear on every phone when it does.
         closes_at = (datetime.now(UTC) + timedelta(seconds=TIMER_SECONDS)).isoformat(timespec="seconds")
@@ -132,7 +132,7 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
         for page in phones:
             expect(page.locator("[data-closed-note]")).to_be_visible(timeout=(TIMER_SECONDS + 15) * 1000)
             expect(page.locator('button[data-vote="tea"]')).to_be_disabled()
-            expect(page.locator('[data-counter="d-timer.tea"]')).to_have_text("2", timeout=LIVE_MS)
+            expect(page.locator('[data-room-counter="d-timer.tea"]')).to_have_text("2", timeout=LIVE_MS)
         screenshot(phones[2], "room-flow-phone-closed.png")
 
         # The presenter moves on with N: the next poll's present mode.
@@ -148,10 +148,10 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
             )
         picker.click('button[data-vote="search"]')
         expect(picker.locator("[data-vote-status]")).to_have_text(re.compile("at most 2"))
-        expect(stage.locator('[data-counter="b-talks.queues"]')).to_have_text("1", timeout=LIVE_MS)
+        expect(stage.locator('[data-room-counter="b-talks.queues"]')).to_have_text("1", timeout=LIVE_MS)
         picker.click('button[data-vote="caching"]')  # taken back
         expect(picker.locator('li[data-option="caching"] button')).to_have_attribute("aria-pressed", "false")
-        expect(stage.locator('[data-counter="b-talks.caching"]')).to_have_text("0", timeout=LIVE_MS)
+        expect(stage.locator('[data-room-counter="b-talks.caching"]')).to_have_text("0", timeout=LIVE_MS)
         rater = phones[1]
         rater.goto(room.url("c-rating"))
         rater.click('button[data-vote="4"]')

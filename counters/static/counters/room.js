@@ -146,7 +146,13 @@
   if (window.LiveCounters) {
     window.LiveCounters.subscribe(function (message) {
       if (message.type === "catalog") {
-        applyPoll(R.fromCatalog(room, message));
+        var poll = R.fromCatalog(room, message);
+        // A catalog is written for one who has not voted: a voter of an "after voting" poll asks for theirs.
+        if (poll && poll.results === "voted" && !poll.results_visible && picks().length) {
+          R.fetchPoll(room).then(applyPoll).catch(function () {});
+        } else {
+          applyPoll(poll);
+        }
       } else if (R.touches(room, message)) {
         // The server sends this poll's totals only to those who may see them.
         if (room.getAttribute("data-visible") !== "true") R.setVisible(room, true);

@@ -28,13 +28,15 @@
     return live() ? live().format(n) : String(n);
   }
 
+  /* The count of each option; only while results show does it carry data-counter, the attribute live.js
+   * draws totals into (so a hidden page's counts stay empty whatever live.js redraws). */
   function counts(root) {
-    return Array.prototype.slice.call(root.querySelectorAll("li[data-option] .count[data-counter]"));
+    return Array.prototype.slice.call(root.querySelectorAll("li[data-option] .count[data-room-counter]"));
   }
 
   /* Names of this poll's option counters, as the page lists them. */
   function counterNames(root) {
-    return counts(root).map(function (node) { return node.getAttribute("data-counter"); });
+    return counts(root).map(function (node) { return node.getAttribute("data-room-counter"); });
   }
 
   /* Bars, shares, the total and (a rating) the average, from the counts the page shows. */
@@ -62,14 +64,16 @@
     root.querySelectorAll("[data-result], [data-total-line]").forEach(function (node) { node.hidden = !visible; });
     root.querySelectorAll("[data-hidden-note]").forEach(function (node) { node.hidden = visible; });
     if (visible) {
+      counts(root).forEach(function (node) {
+        node.setAttribute("data-counter", node.getAttribute("data-room-counter"));
+      });
       if (live()) live().refresh();
       draw(root);
       return;
     }
     counts(root).forEach(function (node) {
       node.textContent = "";
-      node.removeAttribute("data-value");
-      node.removeAttribute("data-version");
+      ["data-counter", "data-value", "data-version"].forEach(function (name) { node.removeAttribute(name); });
     });
     root.querySelectorAll("[data-share], [data-total], [data-average]").forEach(function (node) { node.textContent = ""; });
     root.querySelectorAll("rect[data-bar]").forEach(function (node) { node.setAttribute("width", "0%"); });
