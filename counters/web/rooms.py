@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -11,6 +9,7 @@ from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_safe
 
+from counters import selectors
 from counters.exceptions import CounterError, InvalidInput, UnknownCounter
 from counters.web import room_data
 from counters.web.errors import respond_to_error
@@ -30,25 +29,20 @@ def short_address(address: str) -> str:
 
 def room_urls(poll_id: str) -> dict[str, str]:
     """The API addresses a room page's script calls for this poll (its JSON, vote, control, CSV)."""
-    poll = f"{reverse('counters:api-polls')}/{poll_id}"
-    return {
-        "vote": reverse("counters:api-vote", args=[poll_id]),
-        "poll": poll,
-        "control": f"{poll}/control",
-        "csv": reverse("counters:api-poll-results-csv", args=[poll_id]),
-    }
+    routes = {"vote": "vote", "poll": "poll", "control": "poll-control", "csv": "poll-results-csv"}
+    return {key: reverse(f"counters:api-{route}", args=[poll_id]) for key, route in routes.items()}
 
 
 def now_iso() -> str:
     """The server's time, so a page's countdown follows the server's clock, not the phone's."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    return selectors.now_utc().isoformat(timespec="milliseconds")
 
 
 @require_safe
 def enter(request: HttpRequest) -> HttpResponse:
     """A box to type a join code; a known code goes to its poll's page."""
     typed = request.GET.get("code")
-    error = ""
+    error, status = "", 200
     if typed is not None:
         try:
             poll = room_data.poll_for_code(typed)
@@ -56,11 +50,11 @@ def enter(request: HttpRequest) -> HttpResponse:
         except InvalidInput:
             error = "A join code is 5 letters and digits, such as K7MPQ."
         except UnknownCounter:
-            error = "No poll has this code. Check it with the presenter and try again."
+            error, status = "No poll has this code. Check it with the presenter and try again.", 404
         except CounterError as exc:
             return respond_to_error(request, exc)
     context = {"typed": typed or "", "error": error, "alphabet_note": room_data.CODE_NOTE}
-    return render(request, "counters/room_enter.html", context, status=404 if error.startswith("No") else 200)
+    return render(request, "counters/room_enter.html", context, status=status)
 
 
 def present_context(request: HttpRequest, poll) -> dict:
