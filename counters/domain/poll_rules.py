@@ -5,8 +5,8 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 
-from counters.domain.values import PollDefinition
-from counters.exceptions import InvalidInput, NotAllowed, PollClosed
+from counters.domain.values import PollDefinition, VoteChange, VoterRecord
+from counters.exceptions import Conflict, InvalidInput, NotAllowed, PollClosed
 
 # No 0/O, 1/I/L: a code read off a projector and typed on a phone is typed right.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -130,3 +130,29 @@ def closing_time(value: object) -> str:
         except ValueError as exc:
             raise InvalidInput("A poll's closes_at is an ISO-8601 time, e.g. 2026-11-25T18:00:00Z.") from exc
     return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def pick_change(
+    poll: PollDefinition, record: VoterRecord, *, voter: str, option: str, picked: bool
+) -> VoteChange:
+    """What adding (`picked`) or removing one pick of a multiple-choice poll changes; a pick held
+    already (or a removal of one not held) changes nothing. Conflict past `max_picks`."""
+    picks = record.picks
+    if picked and option not in picks and len(picks) >= poll.max_picks:
+        raise Conflict(f"A voter holds at most {poll.max_picks} picks in this poll; remove one first.")
+    if picked == (option in picks):
+        same = option if picked else None
+        return VoteChange(poll=poll, voter=voter, choice=same, previous=same, picks=picks)
+    after = picks | {option} if picked else picks - {option}
+    return VoteChange(
+        poll=poll,
+        voter=voter,
+        choice=option if picked else None,
+        previous=None if picked else option,
+        picks=frozenset(after),
+    )
+
+
+def keeps_voter_count(poll: PollDefinition) -> bool:
+    """Whether the store counts the poll's voters apart (a multiple-choice poll, or one closing at N)."""
+    return poll.kind == "multi" or poll.max_voters is not None

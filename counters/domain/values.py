@@ -97,10 +97,17 @@ class ResetRecord:
 
 @dataclass(frozen=True)
 class VoterRecord:
-    """A voter's current choice in one poll (None: no vote) and the record's revision."""
+    """A voter's current choice in one poll (None: no vote) and the record's revision; in a
+    multiple-choice poll `picks` holds every option picked (and `option` one of them)."""
 
     option: str | None
     rev: int
+    picks: frozenset[str] = frozenset()
+
+    @property
+    def holds_vote(self) -> bool:
+        """Whether the voter holds any vote in the poll."""
+        return bool(self.option or self.picks)
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,14 @@ class VoteChange:
     previous: str | None
     # Whether the old option's total took its -1: not when it was at 0 already (e.g. reset by staff).
     lowered: bool = True
+    # A multiple-choice poll: every option the voter holds after the change (a pick added is `choice`,
+    # a pick removed is `previous`); None in a single-choice poll.
+    picks: frozenset[str] | None = None
+
+    @property
+    def record_option(self) -> str | None:
+        """The option the voter's record names after the change (in a multiple-choice poll, one pick)."""
+        return self.choice if self.picks is None else min(self.picks, default=None)
 
     @property
     def counted(self) -> bool:

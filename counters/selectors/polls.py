@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from counters.domain.names import option_counter_name, validate_slug
-from counters.domain.poll_rules import is_closed, results_visible
+from counters.domain.poll_rules import is_closed, keeps_voter_count, results_visible
 from counters.domain.values import CounterState, PollDefinition
 from counters.runtime import runtime
 from counters.store import get_store
@@ -125,10 +125,18 @@ def poll_totals_from_states(poll: PollDefinition, states: dict[str, CounterState
 
 
 def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
-    """Attach option totals to polls with one batched read."""
+    """Attach option totals (and the voter counts the store keeps) to polls with batched reads."""
+    store = get_store()
     names = [name for poll in polls for name in option_counters(poll)]
-    states = {state.name: state for state in get_store().get_many(names)}
-    return [poll_totals_from_states(poll, states) for poll in polls]
+    states = {state.name: state for state in store.get_many(names)}
+    counted = [poll.id for poll in polls if keeps_voter_count(poll)]
+    voters = store.voter_counts(counted) if counted else {}
+    return [
+        replace(poll_totals_from_states(poll, states), counted_voters=voters.get(poll.id, 0))
+        if poll.id in counted
+        else poll_totals_from_states(poll, states)
+        for poll in polls
+    ]
 
 
 def poll_list() -> list[PollTotals]:

@@ -29,42 +29,55 @@ class VoteOutcome:
     totals: selectors.PollTotals | None = None
 
 
-def vote_cast(*, poll_id: str, voter: str, option: str, idempotency_key: str | None = None) -> VoteOutcome:
-    """Make `option` the voter's choice in a poll (moving any earlier vote) and push the new totals."""
+def vote_cast(
+    *, poll_id: str, voter: str, option: str, idempotency_key: str | None = None, picked: bool | None = None
+) -> VoteOutcome:
+    """Make `option` the voter's choice in a poll (moving any earlier vote), or in a multiple-choice
+    poll add (`picked`) or remove one pick, and push the new totals."""
     validate_slug(option, what="option id")
-    return _vote_change(poll_id=poll_id, voter=voter, option=option, idempotency_key=idempotency_key)
+    return _vote_change(
+        poll_id=poll_id, voter=voter, option=option, idempotency_key=idempotency_key, picked=picked
+    )
 
 
 def vote_retract(*, poll_id: str, voter: str, idempotency_key: str | None = None) -> VoteOutcome:
     """Withdraw the voter's vote in a poll, if any, and push the new totals."""
-    return _vote_change(poll_id=poll_id, voter=voter, option=None, idempotency_key=idempotency_key)
+    return _vote_change(
+        poll_id=poll_id, voter=voter, option=None, idempotency_key=idempotency_key, picked=None
+    )
 
 
-def _vote_change(*, poll_id: str, voter: str, option: str | None, idempotency_key: str | None) -> VoteOutcome:
+def _vote_change(
+    *, poll_id: str, voter: str, option: str | None, idempotency_key: str | None, picked: bool | None
+) -> VoteOutcome:
     """One vote transaction, answered once per Idempotency-Key."""
     validate_slug(poll_id, what="poll id")
     key = idempotency.validate_key(idempotency_key)
     with vote_slot():
-        outcome = _vote_change_now(poll_id=poll_id, voter=voter, option=option, key=key)
+        outcome = _vote_change_now(poll_id=poll_id, voter=voter, option=option, key=key, picked=picked)
     result = "replayed" if outcome.replayed else "counted" if outcome.body["counted"] else "unchanged"
     metrics().votes.labels("retract" if option is None else "vote", result).inc()
     return outcome
 
 
-def _vote_change_now(*, poll_id: str, voter: str, option: str | None, key: str | None) -> VoteOutcome:
+def _vote_change_now(
+    *, poll_id: str, voter: str, option: str | None, key: str | None, picked: bool | None
+) -> VoteOutcome:
     """The vote's reads and writes, in this process's turn."""
     store = get_store()
     # Taken before the transaction is sent, so it cannot hold this vote: the answer adds it once.
     before = known_totals().snapshot(poll_id)
     if key is None:
-        change = store.cast_vote(poll_id, voter=voter, option=option)
+        change = store.cast_vote(poll_id, voter=voter, option=option, picked=picked)
         return _vote_reply(store, change, before)
+    # A pick's fingerprint names it; a single-choice vote's stays as it always was.
+    picking = {} if picked is None else {"picked": picked}
     fingerprint = idempotency.fingerprint_of(
-        action="retract" if option is None else "vote", poll=poll_id, option=option
+        action="retract" if option is None else "vote", poll=poll_id, option=option, **picking
     )
     claim = idempotency.claim(key, fingerprint)
     try:
-        change = store.cast_vote(poll_id, voter=voter, option=option, claim=claim)
+        change = store.cast_vote(poll_id, voter=voter, option=option, claim=claim, picked=picked)
     except IdempotencyRace as race:
         # This key was used before (or a twin request just committed it): answer with that result.
         return _replay(store, race, voter=voter, key=key, fingerprint=fingerprint, poll_id=poll_id)

@@ -179,15 +179,31 @@ class CounterStore(ABC):
 
     @abstractmethod
     def cast_vote(
-        self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
+        self,
+        poll_id: str,
+        *,
+        voter: str,
+        option: str | None,
+        claim: values.IdempotencyClaim | None = None,
+        picked: bool | None = None,
     ) -> values.VoteChange:
         """Make `option` the voter's choice (None retracts) in one atomic change of voter and totals.
+
+        In a multiple-choice poll, `picked` adds (True) or removes (False) the one pick `option`
+        (poll_rules.pick_change), InvalidInput without it, Conflict past `max_picks`. A poll that
+        keeps a voter count (poll_rules.keeps_voter_count) counts the voter in the same change, and
+        refuses a new voter with PollClosed once it holds `max_voters`. NotAllowed for an anonymous
+        voter in a poll for signed-in users; PollClosed past `closes_at`.
 
         With a `claim`, the change also records the Idempotency-Key; IdempotencyRace if that key is
         already recorded (with the record and the poll if it read them, else the caller answers from
         `stored_reply`). PollClosed, InvalidInput for an
         unknown option, UnknownCounter for an unknown poll; no total ever goes below zero.
         """
+
+    @abstractmethod
+    def voter_counts(self, poll_ids: list[str]) -> dict[str, int]:
+        """Voters holding a vote in each of these polls that keep a count (others are left out)."""
 
     @abstractmethod
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:

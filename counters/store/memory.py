@@ -18,7 +18,14 @@ from counters import conf
 from counters.domain import values
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
-from counters.domain.poll_rules import check_may_vote, new_code, normalize_code, utc_now
+from counters.domain.poll_rules import (
+    check_may_vote,
+    keeps_voter_count,
+    new_code,
+    normalize_code,
+    pick_change,
+    utc_now,
+)
 from counters.domain.polls import option_counter_definition
 from counters.domain.shards import validate_shards
 from counters.domain.visitors import VisitDay
@@ -26,6 +33,7 @@ from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
+    PollClosed,
     UnknownCounter,
     VersionConflict,
 )
@@ -99,6 +107,8 @@ class MemoryCounterStore(CounterStore):
         self._polls: dict[str, values.PollDefinition] = {}
         self._codes: dict[str, str] = {}  # join code -> poll id
         self._voters: dict[str, dict[str, str | None]] = {}  # poll -> voter -> option (None: retracted)
+        self._picks: dict[tuple[str, str], frozenset[str]] = {}  # (poll, voter) -> multiple-choice picks
+        self._voter_counts: dict[str, int] = {}  # poll -> voters holding a vote, where it keeps a count
         self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (voter, key)
         self._buckets: dict[str, dict[str, tuple[int, int]]] = {}  # name -> bucket -> (count, expires_at)
         self._resets: dict[str, list[values.ResetRecord]] = {}  # oldest first
@@ -378,9 +388,15 @@ class MemoryCounterStore(CounterStore):
     # ---- votes ----
 
     def cast_vote(
-        self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
+        self,
+        poll_id: str,
+        *,
+        voter: str,
+        option: str | None,
+        claim: values.IdempotencyClaim | None = None,
+        picked: bool | None = None,
     ) -> values.VoteChange:
-        """Move the voter's choice and both totals at once; checks come in DynamoDB's order."""
+        """Move the voter's choice (or one pick) and the totals at once; checks come in DynamoDB's order."""
         with self._lock:
             poll = self._poll(poll_id)
             # A key in use answers from its record even if the poll has closed since.
@@ -389,11 +405,12 @@ class MemoryCounterStore(CounterStore):
             check_may_vote(poll, voter=voter, now=utc_now())
             if option is not None and option not in {o.id for o in poll.options}:
                 raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
-            voters = self._voters.setdefault(poll_id, {})
-            change = values.VoteChange(poll=poll, voter=voter, choice=option, previous=voters.get(voter))
+            change = self._decide(poll, voter, option, picked)
             if change.counted:
+                self._count_voter(poll, voter, change)
                 change = self._move_vote(change)
-                voters[voter] = option
+                self._voters.setdefault(poll_id, {})[voter] = change.record_option
+                self._picks[(poll_id, voter)] = change.picks or frozenset()
             if claim is not None:
                 self._idempotency[(voter, claim.key)] = IdempotencyRecord(
                     fingerprint=claim.fingerprint,
@@ -403,6 +420,36 @@ class MemoryCounterStore(CounterStore):
                     expires_at=claim.expires_at,
                 )
             return change
+
+    def _decide(
+        self, poll: values.PollDefinition, voter: str, option: str | None, picked: bool | None
+    ) -> values.VoteChange:
+        """The change asked for, from the voter's record (the caller holds the lock)."""
+        held = self._voters.get(poll.id, {}).get(voter)
+        if poll.kind != "multi":
+            return values.VoteChange(poll=poll, voter=voter, choice=option, previous=held)
+        if option is None or picked is None:
+            raise InvalidInput('In this poll, add or remove one pick: {"option": "<id>", "picked": true}.')
+        record = values.VoterRecord(option=held, rev=0, picks=self._picks.get((poll.id, voter), frozenset()))
+        return pick_change(poll, record, voter=voter, option=option, picked=picked)
+
+    def _count_voter(self, poll: values.PollDefinition, voter: str, change: values.VoteChange) -> None:
+        """Count a voter joining or leaving the poll's voters; PollClosed once it holds max_voters."""
+        if not keeps_voter_count(poll):
+            return
+        before = bool(self._voters.get(poll.id, {}).get(voter))
+        after = bool(change.record_option)
+        count = self._voter_counts.get(poll.id, 0)
+        if after and not before and poll.max_voters is not None and count >= poll.max_voters:
+            raise PollClosed(f"The poll {poll.id!r} has all the voters it takes.")
+        self._voter_counts[poll.id] = count + (after - before)
+
+    def voter_counts(self, poll_ids: list[str]) -> dict[str, int]:
+        """The count of each poll that keeps one."""
+        with self._lock:
+            return {
+                poll_id: self._voter_counts[poll_id] for poll_id in poll_ids if poll_id in self._voter_counts
+            }
 
     def _move_vote(self, change: values.VoteChange) -> values.VoteChange:
         """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock)."""

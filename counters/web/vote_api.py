@@ -27,6 +27,7 @@ class VoteInput:
 
     option: str | None
     key: str | None
+    picked: bool | None = None
 
 
 def vote_input(request: HttpRequest, poll: str) -> VoteInput:
@@ -40,7 +41,10 @@ def vote_input(request: HttpRequest, poll: str) -> VoteInput:
         return VoteInput(option=None, key=key)
     if "option" not in body:
         raise InvalidInput('Say which option: {"option": "<id>"}.')
-    return VoteInput(option=validate_slug(body["option"], what="option id"), key=key)
+    picked = body.get("picked")
+    if picked is not None and not isinstance(picked, bool):
+        raise InvalidInput('"picked" is true (add the pick) or false (remove it).')
+    return VoteInput(option=validate_slug(body["option"], what="option id"), key=key, picked=picked)
 
 
 @json_api("GET", "POST", "DELETE", max_body=MAX_BODY_BYTES)
@@ -58,7 +62,9 @@ def vote(request: HttpRequest, poll: str) -> JsonResponse:
     check_vote_rate(request, voter)
     key = asked.key
     if asked.option is not None:
-        outcome = services.vote_cast(poll_id=poll, voter=voter, option=asked.option, idempotency_key=key)
+        outcome = services.vote_cast(
+            poll_id=poll, voter=voter, option=asked.option, idempotency_key=key, picked=asked.picked
+        )
     else:
         outcome = services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key)
     has_voted = outcome.body["choice"] is not None

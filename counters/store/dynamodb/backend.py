@@ -192,12 +192,29 @@ class DynamoCounterStore(CounterStore):
     # ---- votes ----
 
     def cast_vote(
-        self, poll_id: str, *, voter: str, option: str | None, claim: values.IdempotencyClaim | None = None
+        self,
+        poll_id: str,
+        *,
+        voter: str,
+        option: str | None,
+        claim: values.IdempotencyClaim | None = None,
+        picked: bool | None = None,
     ) -> values.VoteChange:
-        """Make `option` the voter's choice (None retracts) in one transaction; retry on a race."""
+        """Make `option` the voter's choice (None retracts), or add or remove one pick, in one
+        transaction; retry on a race."""
         return votes.cast_vote(
-            self.gateway, poll_id, voter=voter, option=option, claim=claim, memory=self.vote_memory
+            self.gateway,
+            poll_id,
+            voter=voter,
+            option=option,
+            claim=claim,
+            memory=self.vote_memory,
+            picked=picked,
         )
+
+    def voter_counts(self, poll_ids: list[str]) -> dict[str, int]:
+        """Each tally's count of voters, from one BatchGetItem."""
+        return votes.voter_counts(self.gateway, poll_ids)
 
     def voter_record(self, poll_id: str, voter: str) -> values.VoterRecord:
         """A voter's choice in a poll, strongly consistent."""

@@ -220,8 +220,10 @@ def voter_item(change: values.VoteChange, *, rev: int, now: str) -> dict[str, An
         schema.REV: {"N": str(rev)},
         schema.UPDATED_AT: {"S": now},
     }
-    if change.choice:
-        item[schema.OPTION] = {"S": change.choice}
+    if change.record_option:
+        item[schema.OPTION] = {"S": change.record_option}
+    if change.picks:
+        item[schema.PICKS] = {"SS": sorted(change.picks)}
     return item
 
 
@@ -229,7 +231,11 @@ def voter_record_from_item(item: dict[str, Any] | None) -> values.VoterRecord:
     """Build a values.VoterRecord from a voter's record; no record is no vote, at revision 0."""
     if not item:
         return values.VoterRecord(option=None, rev=0)
-    return values.VoterRecord(option=optional_str(item.get(schema.OPTION)), rev=as_int(item.get(schema.REV)))
+    return values.VoterRecord(
+        option=optional_str(item.get(schema.OPTION)),
+        rev=as_int(item.get(schema.REV)),
+        picks=frozenset(item.get(schema.PICKS, {}).get("SS", [])),
+    )
 
 
 def voter_from_item(item: dict[str, Any]) -> str:

@@ -48,6 +48,8 @@ OLD_VERSION = "old_version"
 NEW_VERSION = "new_version"
 # A voter's record in a poll, and an idempotency record (which also holds OPTION).
 OPTION = "option"
+PICKS = "picks"  # a multiple-choice poll's voter record: every option picked (a string set)
+VOTERS = "voters"  # a poll's tally item: voters holding a vote
 REV = "rev"
 VOTER = "voter"
 FINGERPRINT = "fingerprint"
@@ -71,6 +73,7 @@ SHARD_SK_PREFIX = "SHARD#"
 RESET_SK_PREFIX = "RESET#"
 VOTER_SK_PREFIX = "VOTER#"
 IDEM_SK = "IDEM"
+TALLY_SK = "TALLY"
 SALT_PK = "SALTS"
 SEEN_PK_PREFIX = "SEEN#"
 SEEN_SK = "SEEN"
@@ -176,6 +179,11 @@ def poll_pk(poll_id: str) -> str:
 def voter_key(poll_id: str, voter: str) -> dict[str, Any]:
     """Key of a voter's record in a poll."""
     return {PK: {"S": poll_pk(poll_id)}, SK: {"S": f"{VOTER_SK_PREFIX}{voter}"}}
+
+
+def tally_key(poll_id: str) -> dict[str, Any]:
+    """Key of a poll's count of voters holding a vote (kept where poll_rules.keeps_voter_count says)."""
+    return {PK: {"S": poll_pk(poll_id)}, SK: {"S": TALLY_SK}}
 
 
 def idempotency_key(voter: str, key: str) -> dict[str, Any]:

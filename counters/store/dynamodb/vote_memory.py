@@ -61,7 +61,8 @@ class VoteMemory:
         """Remember the voter's record as a committed change from `record` left it."""
         if change.counted:
             with self._lock:
-                self._remember(change.poll.id, change.voter, VoterRecord(change.choice, record.rev + 1))
+                after = VoterRecord(change.record_option, record.rev + 1, change.picks or frozenset())
+                self._remember(change.poll.id, change.voter, after)
 
     def forget(self, poll_id: str, voter: str) -> None:
         """Drop a voter's record that turned out wrong."""

@@ -17,23 +17,24 @@ import functools
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
-from counters.domain.poll_rules import check_may_vote, is_closed, utc_now
+from counters.domain.poll_rules import check_may_vote, is_closed, keeps_voter_count, pick_change, utc_now
 from counters.domain.values import IdempotencyClaim, PollDefinition, StoredReply, VoteChange, VoterRecord
 from counters.exceptions import (
     Conflict,
     IdempotencyRace,
     InvalidInput,
     OutcomeUnknown,
+    PollClosed,
     StoreUnavailable,
     UnknownCounter,
 )
 from counters.store.dynamodb import items, schema
-from counters.store.dynamodb.schema import optional_str
+from counters.store.dynamodb.schema import as_int, optional_str
 from counters.store.dynamodb.table import (
     CONDITION_FAILED,
     Table,
@@ -59,6 +60,8 @@ IS_VOTES = "attribute_exists(#pk) AND #kind = :votes"
 ABOVE_ZERO = "attribute_exists(#pk) AND #kind = :votes AND #value >= :one"
 AT_ZERO = "attribute_exists(#pk) AND (attribute_not_exists(#value) OR #value < :one)"
 IDEM_FREE = "attribute_not_exists(#pk) OR #expires < :nowts"
+TALLY_ADD = "ADD #voters :n"
+BELOW_MAX = "attribute_not_exists(#voters) OR #voters < :max"
 
 # What cast_vote reads before deciding: the poll and the voter's record (see `vote_reads`).
 VoteReads = Callable[[str, str, IdempotencyClaim | None], VoteBasis]
@@ -126,6 +129,8 @@ class Ballot(NamedTuple):
     voter: str
     option: str | None
     claim: IdempotencyClaim | None
+    # A multiple-choice poll: add (True) or remove (False) the pick `option`.
+    picked: bool | None = None
 
 
 @dataclass
@@ -162,6 +167,7 @@ def cast_vote(
     claim: IdempotencyClaim | None = None,
     reads: VoteReads | None = None,
     memory: VoteMemory | None = None,
+    picked: bool | None = None,
 ) -> VoteChange:
     """Make `option` the voter's choice (None retracts) in one transaction; retry on a race.
 
@@ -169,7 +175,7 @@ def cast_vote(
     the first attempt starts from its guess instead, with no read: the transaction's conditions check
     the guess, and a cancelled transaction is taken again from `reads` (see vote_memory.py).
     """
-    ballot = Ballot(poll_id, voter, option, claim)
+    ballot = Ballot(poll_id, voter, option, claim, picked)
     reads = reads or functools.partial(vote_reads, table)
     return VoteAttempts(table, ballot, reads, memory).run()
 
@@ -213,6 +219,15 @@ class VoteAttempts:
         check_may_vote(basis.poll, voter=self.ballot.voter, now=utc_now())
         if option is not None and option not in option_ids(basis.poll):
             raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
+        if basis.poll.kind == "multi":
+            if option is None or self.ballot.picked is None:
+                raise InvalidInput(
+                    'In this poll, add or remove one pick: {"option": "<id>", "picked": true}.'
+                )
+            change = pick_change(
+                basis.poll, basis.record, voter=self.ballot.voter, option=option, picked=self.ballot.picked
+            )
+            return replace(change, lowered=not self.floor_hit)
         return VoteChange(
             poll=basis.poll,
             voter=self.ballot.voter,
@@ -251,6 +266,8 @@ class VoteAttempts:
             self.floor_hit = not self.floor_hit
         if reasons.get("idem") == CONDITION_FAILED:
             raise IdempotencyRace from exc
+        if reasons.get("tally") == CONDITION_FAILED and reasons.get("voter") != CONDITION_FAILED:
+            raise PollClosed(f"The poll {self.ballot.poll_id!r} has all the voters it takes.") from exc
         if any(code in THROTTLED_REASONS for code in reasons.values()):
             raise StoreUnavailable("The counter store is busy; nothing was changed.") from exc
         if first_attempt and self.memory is not None:
@@ -266,7 +283,8 @@ def guessed(memory: VoteMemory | None, ballot: Ballot) -> VoteBasis | None:
     """The memory's guess, if it would lead to a write: a refusal or "nothing changed" is only ever
     answered from a read."""
     found = memory.guess(ballot.poll_id, ballot.voter) if memory is not None else None
-    if found is None:
+    # Multiple choice and voter counts: always from a read (their refusals depend on more than a guess).
+    if found is None or keeps_voter_count(found.poll):
         return None
     option = ballot.option
     if (
@@ -319,12 +337,50 @@ def add_counted_change(
         values=unchanged.values,
     )
     transaction.add("voter", voter_put)
+    if keeps_voter_count(change.poll) and record.holds_vote != bool(change.record_option):
+        transaction.add("tally", tally_update(table, change.poll, joined=not record.holds_vote))
     if change.choice:
         transaction.add("new", total_update(table, poll_id, change.choice, ADD_VOTE, IS_VOTES, now))
     if change.previous and floor_hit:
         transaction.add("old", total_check(table, poll_id, change.previous))
     elif change.previous:
         transaction.add("old", total_update(table, poll_id, change.previous, REMOVE_VOTE, ABOVE_ZERO, now))
+
+
+def tally_update(table: Table, poll: PollDefinition, *, joined: bool) -> dict[str, Any]:
+    """One voter more (refused once the poll holds `max_voters`) or one fewer in the poll's tally."""
+    if not joined:
+        return table.update_entry(
+            schema.tally_key(poll.id),
+            update=TALLY_ADD,
+            condition=None,
+            names={"#voters": schema.VOTERS},
+            values={":n": {"N": "-1"}},
+        )
+    values: dict[str, Any] = {":n": {"N": "1"}}
+    condition = None
+    if poll.max_voters is not None:
+        condition, values[":max"] = BELOW_MAX, {"N": str(poll.max_voters)}
+    return table.update_entry(
+        schema.tally_key(poll.id),
+        update=TALLY_ADD,
+        condition=condition,
+        names={"#voters": schema.VOTERS},
+        values=values,
+    )
+
+
+def voter_counts(table: Table, poll_ids: list[str]) -> dict[str, int]:
+    """Voters holding a vote in each poll that keeps a tally (one BatchGetItem)."""
+    keys = [schema.tally_key(poll_id) for poll_id in dict.fromkeys(poll_ids)]
+    return (
+        {
+            items.poll_id_from_voter_item(item): max(0, as_int(item.get(schema.VOTERS)))
+            for item in table.batch_get(keys)
+        }
+        if keys
+        else {}
+    )
 
 
 def voter_unchanged(record: VoterRecord) -> VoterUnchanged:

@@ -479,6 +479,60 @@ def test_a_poll_past_its_closing_time_takes_no_vote_though_no_flag_flipped(any_s
     assert totals(any_store) == {"py": 1, "go": 0}
 
 
+def test_multiple_choice_adds_and_removes_one_pick_at_a_time_up_to_max_picks(any_store):
+    any_store.create_poll(lang_poll(options=("py", "go", "rs"), kind="multi", max_picks=2))
+    first = any_store.cast_vote("lang", voter="v1", option="py", picked=True)
+    assert (first.choice, first.previous, first.counted, first.picks) == ("py", None, True, {"py"})
+    assert any_store.cast_vote("lang", voter="v1", option="py", picked=True).counted is False
+    any_store.cast_vote("lang", voter="v1", option="go", picked=True)
+    with pytest.raises(Conflict, match="at most 2 picks"):
+        any_store.cast_vote("lang", voter="v1", option="rs", picked=True)
+    any_store.cast_vote("lang", voter="v2", option="go", picked=True)
+    assert totals(any_store) == {"py": 1, "go": 2, "rs": 0}
+    assert any_store.voter_counts(["lang", "other"]) == {"lang": 2}
+    removed = any_store.cast_vote("lang", voter="v1", option="py", picked=False)
+    assert (removed.choice, removed.previous, removed.picks) == (None, "py", {"go"})
+    assert any_store.cast_vote("lang", voter="v1", option="py", picked=False).counted is False
+    any_store.cast_vote("lang", voter="v1", option="rs", picked=True)
+    assert totals(any_store) == {"py": 0, "go": 2, "rs": 1}
+    any_store.cast_vote("lang", voter="v2", option="go", picked=False)
+    assert any_store.voter_counts(["lang"]) == {"lang": 1}
+    assert any_store.voter_choices("v1", ["lang"]) == {"lang": "go"}
+    with pytest.raises(InvalidInput, match="pick"):
+        any_store.cast_vote("lang", voter="v1", option="py")
+
+
+def test_a_poll_closing_at_n_voters_refuses_the_next_new_voter_only(any_store):
+    any_store.create_poll(lang_poll(max_voters=2))
+    any_store.cast_vote("lang", voter="v1", option="py")
+    any_store.cast_vote("lang", voter="v2", option="go")
+    with pytest.raises(PollClosed):
+        any_store.cast_vote("lang", voter="v3", option="py")
+    any_store.cast_vote("lang", voter="v1", option="go")  # a voter in the poll may still move
+    assert totals(any_store) == {"py": 0, "go": 2}
+    assert any_store.voter_counts(["lang"]) == {"lang": 2}
+
+
+def test_concurrent_picks_with_resent_keys_count_each_pick_exactly_once(store):
+    store.create_poll(lang_poll(options=("a", "b", "c", "d"), kind="multi", max_picks=3))
+    voters = [f"v{n}" for n in range(12)]
+
+    def click(voter: str, option: str, picked: bool, key: str) -> None:
+        keyed = claim(key, f"{option}-{picked}")
+        assert store.cast_vote("lang", voter=voter, option=option, claim=keyed, picked=picked).counted
+        for _ in range(2):  # resent with its key, as after a lost answer: answered from its record
+            with pytest.raises(IdempotencyRace):
+                store.cast_vote("lang", voter=voter, option=option, claim=keyed, picked=picked)
+
+    plan = [(v, o, True, f"{v}-{o}-add") for v in voters for o in ("a", "b", "c")]
+    plan += [(v, "b", False, f"{v}-b-remove") for v in voters[:6]]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda step: click(*step), plan[: len(voters) * 3]))
+        list(pool.map(lambda step: click(*step), plan[len(voters) * 3 :]))
+    assert totals(store) == {"a": 12, "b": 6, "c": 12, "d": 0}
+    assert store.voter_counts(["lang"]) == {"lang": 12}
+
+
 def test_a_poll_for_users_refuses_anonymous_voters(any_store):
     any_store.create_poll(lang_poll(audience="users"))
     with pytest.raises(NotAllowed):
