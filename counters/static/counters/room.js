@@ -65,10 +65,13 @@
     });
   }
 
-  function picksFrom(body) {
+  /* The voter's picks after an answer: the list if the server sent one; a multiple-choice answer names the
+   * one pick it added or removed, so the page's own list follows it. */
+  function picksFrom(body, sent) {
     if (Array.isArray(body.picks)) return body.picks;
-    if (Array.isArray(body.choice)) return body.choice;
-    return body.choice ? [body.choice] : [];
+    if (kind !== "multi" || !sent) return body.choice ? [body.choice] : [];
+    var held = picks().filter(function (option) { return option !== sent.option; });
+    return sent.picked ? held.concat([sent.option]) : held;
   }
 
   function said(list) {
@@ -90,7 +93,7 @@
     R.send(room, room.getAttribute("data-vote-url"), method, body)
       .then(function (result) {
         if (!result.ok) return refused(result);
-        var list = picksFrom(result.body);
+        var list = picksFrom(result.body, body);
         showPicks(list);
         applyPoll(result.body.poll);
         R.setStatus(room, said(list), "ok");
