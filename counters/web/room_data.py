@@ -104,9 +104,14 @@ def room_view(poll: PollDefinition, *, staff: bool, voter: str) -> RoomView:
     return RoomView(poll=shown, options=room_options(shown), picks=picks)
 
 
+def polls_with_codes() -> list[PollDefinition]:
+    """Every poll that has a join code, in the poll list's order (by id)."""
+    return [poll for poll in get_store().list_polls() if poll.code]
+
+
 def neighbours(poll: PollDefinition) -> tuple[PollDefinition | None, PollDefinition | None]:
     """The polls before and after this one in the poll list (for the presenter's N and P keys)."""
-    polls = [other for other in get_store().list_polls() if other.code]
+    polls = polls_with_codes()
     ids = [other.id for other in polls]
     if poll.id not in ids:
         return None, None

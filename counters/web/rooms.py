@@ -14,7 +14,7 @@ from counters.exceptions import CounterError, InvalidInput, UnknownCounter
 from counters.web import room_data
 from counters.web.errors import respond_to_error
 from counters.web.qr import qr_svg
-from counters.web.voters import voter_for
+from counters.web.voters import is_staff, voter_for
 
 
 def join_address(request: HttpRequest, code: str) -> str:
@@ -54,6 +54,12 @@ def enter(request: HttpRequest) -> HttpResponse:
         except CounterError as exc:
             return respond_to_error(request, exc)
     context = {"typed": typed or "", "error": error, "alphabet_note": room_data.CODE_NOTE}
+    # Staff find each poll's present mode here (the code is what the audience types).
+    if is_staff(request):
+        try:
+            context["polls"] = room_data.polls_with_codes()
+        except CounterError as exc:
+            return respond_to_error(request, exc)
     return render(request, "counters/room_enter.html", context, status=status)
 
 

@@ -146,3 +146,13 @@ def test_present_mode_goes_full_screen_with_f_and_keeps_still_for_reduced_motion
     page.emulate_media(reduced_motion="no-preference")
     assert bar.evaluate("e => getComputedStyle(e).transitionDuration") != "0s"
     page.context.close()
+
+
+def test_staff_open_present_mode_from_the_list_at_p(room, browser):
+    page = presenter(browser, room, bypass_csp=True)
+    page.goto(f"{room.site.url}/p")
+    assert axe_violations(page) == []
+    page.click("text=How was tonight's talk?")
+    page.wait_for_url(room.url("c-rating", present=True))
+    screenshot(page, "room-present-rating.png")
+    page.context.close()

@@ -118,7 +118,8 @@
     var action = KEYS[event.key.toLowerCase()];
     if (!action) return;
     event.preventDefault();
-    ACTIONS[action]();
+    var node = button(action);
+    if (!node || !node.disabled) ACTIONS[action]();
   });
 
   var tick = R.countdown(room, function () {

@@ -108,3 +108,11 @@ def test_present_mode_shows_staff_the_code_address_qr_and_hidden_totals(
     assert re.search(qr + poll.code + "</title>", html)
     assert 'data-room-counter="room.red" data-counter="room.red" data-value="17"' in html
     assert "Results hidden" in html
+
+
+@pytest.mark.django_db
+def test_staff_find_each_polls_present_mode_in_the_box_page(client, memory_store, django_user_model):
+    poll = make_poll(memory_store)
+    assert "Present a poll" not in client.get("/p").content.decode()
+    html = staff_client(client, django_user_model).get("/p").content.decode()
+    assert f'href="/p/{poll.code}/present">Which colour?</a>' in html
