@@ -85,6 +85,8 @@ def watched(context: BrowserContext) -> Page:
     page = context.new_page()
     page.problems = []
     page.on("pageerror", lambda exc: page.problems.append(str(exc)))
+    # A refused inline style or script (the site's Content-Security-Policy) shows as a console error.
+    page.on("console", lambda msg: page.problems.append(msg.text) if msg.type == "error" else None)
     return page
 
 
