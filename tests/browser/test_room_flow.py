@@ -1,6 +1,7 @@
 """A room in Chromium: a presenter on a laptop and three phones join by code, vote, see nothing of the hidden
 results (not in the page, the API's answers or any socket frame) until the presenter reveals them with R,
-then see a timed poll close on its own and its results appear; present mode counts the phones on the page."""
+see C close and reopen it, then see a timed poll close on its own and its results appear; multiple choice
+and a rating; present mode counts the phones on the page and moves on with N."""
 
 from __future__ import annotations
 
@@ -113,6 +114,14 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
         for page in phones:
             expect(page.locator("[data-hidden-note]")).to_be_visible(timeout=LIVE_MS)
             expect(page.locator('[data-room-counter="a-colour.red"]')).to_have_text("")
+        stage.keyboard.press("c")  # closed by the presenter: every phone stops taking votes at once
+        expect(stage.locator("[data-state-open]")).to_have_text("Closed", timeout=LIVE_MS)
+        for page in phones:
+            expect(page.locator("[data-closed-note]")).to_be_visible(timeout=LIVE_MS)
+            expect(page.locator('button[data-vote="blue"]')).to_be_disabled()
+        stage.keyboard.press("c")
+        for page in phones:
+            expect(page.locator('button[data-vote="blue"]')).to_be_enabled(timeout=LIVE_MS)
 
         # A poll closing on its timer: its results ("when closed") appear on every phone when it does.
         closes_at = (datetime.now(UTC) + timedelta(seconds=TIMER_SECONDS)).isoformat(timespec="seconds")
