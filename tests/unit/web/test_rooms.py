@@ -116,3 +116,10 @@ def test_staff_find_each_polls_present_mode_in_the_box_page(client, memory_store
     assert "Present a poll" not in client.get("/p").content.decode()
     html = staff_client(client, django_user_model).get("/p").content.decode()
     assert f'href="/p/{poll.code}/present">Which colour?</a>' in html
+
+
+@pytest.mark.django_db
+def test_the_audience_page_sets_the_voter_cookie_and_the_box_does_not(client, memory_store):
+    poll = make_poll(memory_store)
+    assert "counters_voter" not in client.get("/p").cookies
+    assert "counters_voter" in client.get(f"/p/{poll.code}").cookies
