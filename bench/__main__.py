@@ -1,4 +1,7 @@
-"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|room|profile`."""
+"""`python -m bench all|store|views|servers|workers|votes|before|cost|exactness|fanout|streams|room|profile`.
+
+Add `--quick` for tiny bounded runs.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ SCENARIOS = (
     "cost",
     "exactness",
     "fanout",
+    "streams",
     "room",
     "profile",
 )

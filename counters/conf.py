@@ -79,7 +79,24 @@ SETTINGS: dict[str, Setting] = {
     # /readyz waits this long for each part it checks (docs/operations.md).
     "COUNTERS_METRICS_TOKEN": Setting(""),
     "COUNTERS_READY_TIMEOUT": Setting(1.0, float),
+    # The table's stream (docs/streams.md): `worker` reads it in whichever web worker holds the lease;
+    # `off` leaves it to `manage.py counters_stream` (or nobody). Reads every poll, lease in seconds.
+    "COUNTERS_STREAM_READER": Setting("off", lambda raw: stream_reader_mode(str(raw))),
+    "COUNTERS_STREAM_POLL_SECONDS": Setting(0.25, float),
+    "COUNTERS_STREAM_LEASE_SECONDS": Setting(10.0, float),
+    # Watched counters in a table without a stream: each item read (strongly consistent) this often.
+    "COUNTERS_WATCH_POLL_SECONDS": Setting(1.0, float),
 }
+
+STREAM_READER_MODES = ("off", "worker")
+
+
+def stream_reader_mode(raw: str) -> str:
+    """`off` or `worker`."""
+    mode = raw.strip().lower()
+    if mode not in STREAM_READER_MODES:
+        raise ValueError(f"it must be one of {', '.join(STREAM_READER_MODES)}")
+    return mode
 
 
 def environment_settings(environ: Mapping[str, str]) -> dict[str, str]:
@@ -271,3 +288,23 @@ def metrics_token() -> str:
 def ready_timeout() -> float:
     """Seconds /readyz waits for each part it checks (the store, Redis)."""
     return value("COUNTERS_READY_TIMEOUT")
+
+
+def stream_reader() -> str:
+    """Where the table's stream is read: `worker` (in the web worker holding the lease) or `off`."""
+    return value("COUNTERS_STREAM_READER")
+
+
+def stream_poll_seconds() -> float:
+    """Seconds between two reads of each stream shard while caught up."""
+    return max(value("COUNTERS_STREAM_POLL_SECONDS"), 0.05)
+
+
+def stream_lease_seconds() -> float:
+    """Seconds the stream's lease lasts unless renewed: how soon another worker takes over a dead reader."""
+    return max(value("COUNTERS_STREAM_LEASE_SECONDS"), 1.0)
+
+
+def watch_poll_seconds() -> float:
+    """Seconds between two strongly consistent reads of each watched item whose table has no stream."""
+    return max(value("COUNTERS_WATCH_POLL_SECONDS"), 0.1)

@@ -64,6 +64,7 @@ class Metrics:
         self._store_instruments(into)
         self._live_instruments(into)
         self._http_instruments(into)
+        self._stream_instruments(into)
 
     def _store_instruments(self, into: dict[str, Any]) -> None:
         self.store_seconds = Histogram(
@@ -109,6 +110,21 @@ class Metrics:
         )
         self.relay_failures = Counter(
             "counters_live_relay_failures", "Channel layer outages the live relay met (one each).", **into
+        )
+
+    def _stream_instruments(self, into: dict[str, Any]) -> None:
+        # max: only the worker holding the stream's lease reads it; the others report 0.
+        self.stream_lag = Gauge(
+            "counters_stream_lag_seconds",
+            "Age of the oldest change of the table's stream not read yet (0 when caught up).",
+            multiprocess_mode="max",
+            **into,
+        )
+        self.stream_changes = Counter(
+            "counters_stream_changes",
+            "Changes read from the table's stream; result: pushed (another writer's) or own (the app's).",
+            ["result"],
+            **into,
         )
 
     def _http_instruments(self, into: dict[str, Any]) -> None:

@@ -15,13 +15,17 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from counters.live.loop import BoundLoopMiddleware  # noqa: E402
 from counters.routing import websocket_urlpatterns  # noqa: E402
+from counters.streams.worker import StreamReaderMiddleware  # noqa: E402
 
-# The outer middleware binds the server's event loop for the live push (counters/live/loop.py).
+# The outer middleware binds the server's event loop for the live push (counters/live/loop.py); the
+# next starts this worker's reader of the table's stream when COUNTERS_STREAM_READER is `worker`.
 application = BoundLoopMiddleware(
-    ProtocolTypeRouter(
-        {
-            "http": django_asgi_app,
-            "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
-        }
+    StreamReaderMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": django_asgi_app,
+                "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
+            }
+        )
     )
 )

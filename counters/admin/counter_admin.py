@@ -14,6 +14,7 @@ from counters.admin.shown import sign_shown
 from counters.domain.names import KINDS
 from counters.domain.values import CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter, VersionConflict
+from counters.streams.status import stream_status
 from counters.web.csv_export import csv_response
 
 RESET_PERMISSION = "counters.reset_counter"
@@ -99,6 +100,7 @@ class CounterAdmin(AdminPages):
             kinds=KINDS,
             form=form,
             can_reset=self.has_reset_permission(request),
+            stream=stream_status(),
             status=status,
         )
 

@@ -64,7 +64,13 @@ class Broadcaster:
     def publish(self, states: Iterable[CounterState]) -> None:
         """Queue states for the next group message; never blocks, never raises."""
         try:
-            updates = [(state.name, state.value, state.version) for state in states]
+            self.publish_updates([(state.name, state.value, state.version) for state in states])
+        except Exception:
+            logger.exception("Could not queue counter updates for the live push")
+
+    def publish_updates(self, updates: list[Update]) -> None:
+        """Queue (name, value, version[, stream sequence]) updates, as `publish` does its states."""
+        try:
             if updates and not self._live.run_soon(self._coalescer.add, updates):
                 self._send_unbound(updates)
         except Exception:

@@ -188,7 +188,9 @@ class LocalFanout:
     def _on_update(self, message: dict) -> None:
         if self._waiting_since is None:
             self._waiting_since = time.monotonic()
-        self._updates.add((c["name"], c["value"], c["version"]) for c in message["counters"])
+        self._updates.add(
+            (c["name"], c["value"], c["version"], c.get("seq", "")) for c in message["counters"]
+        )
 
     def _on_catalog(self, message: dict) -> None:
         audience_view().forget()

@@ -71,4 +71,12 @@ PARTS: dict[str, Part] = {
     "vote_read_back": Part("counters.services.votes.build_vote_read_back"),
     # Prometheus instruments (counters/metrics.py): kept for the process's life, whatever store it uses.
     "metrics": Part("counters.metrics.Metrics.for_runtime"),
+    # The table's stream, read in this process while it holds the lease (counters/streams/).
+    "stream_reader": Part(
+        "counters.streams.worker.StreamWorker.for_runtime",
+        needs=("store",),
+        settings=frozenset(
+            {"COUNTERS_STREAM_POLL_SECONDS", "COUNTERS_STREAM_LEASE_SECONDS", "COUNTERS_WATCH_POLL_SECONDS"}
+        ),
+    ),
 }

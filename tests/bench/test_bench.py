@@ -113,7 +113,8 @@ def test_servers_run_the_same_site_side_by_side_and_count_every_beacon(tmp_path)
 def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
     assert plan(["all"]) == [
-        "store", "views", "servers", "workers", "votes", "before", "cost", "exactness", "fanout", "profile",
+        "store", "views", "servers", "workers", "votes", "before", "cost", "exactness", "fanout", "streams",
+        "profile",
     ]  # fmt: skip
 
 
@@ -138,3 +139,14 @@ def test_profile_summary_splits_samples_by_layer():
     }
     app_functions = dict(summary["inclusive_percent_app_functions"])
     assert app_functions == {"view_record (counters/services/counters.py)": 75.0}
+
+
+@pytest.mark.processes
+def test_streams_run_reaches_the_socket_with_every_outside_write(tmp_path):
+    section = run_bench(tmp_path, "streams")["sections"]["streams"]
+    assert section["available"] is True, section.get("detail")
+    figure = section["figure"]
+    assert figure["outside_writes"] > 0 and figure["outside_missing"] == 0
+    assert figure["socket_final"] == figure["final_written"] and figure["never_went_back"] is True
+    assert 0 < figure["outside"]["p50_ms"] <= figure["outside"]["p99_ms"]
+    assert section["checks"]["exact"] is True

@@ -45,3 +45,11 @@ def test_an_unreadable_setting_stops_the_site_at_start(settings):
         assert "counters.E001" in str(exc)
     else:
         raise AssertionError("`manage.py check` accepted an unreadable setting")
+
+
+def test_the_stream_reader_is_off_or_worker(settings):
+    assert conf.stream_reader() == "off"
+    settings.COUNTERS_STREAM_READER = " Worker "
+    assert conf.stream_reader() == "worker"
+    settings.COUNTERS_STREAM_READER = "lambda"
+    assert any("COUNTERS_STREAM_READER" in problem for problem in conf.check_settings())

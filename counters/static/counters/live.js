@@ -4,6 +4,8 @@
  * - The highest version per counter is kept here, and a state is applied only if its version is newer,
  *   so late or reordered frames (several workers, a reconnect, a slow API answer) never bring back an
  *   old total. Other scripts never compare versions: they offer states and subscribe to what applied.
+ *   A change another service made through the table's stream keeps its version and carries `seq`
+ *   (isNewer orders those).
  * - Every [data-counter] element with an older data-version gets the new value (data-value, and its text
  *   through Intl.NumberFormat) and a short highlight; [data-plural-for] words next to it follow the number.
  * - #connection shows "connecting", "live", "reconnecting" or "counts unavailable" (the server closed with
@@ -61,6 +63,22 @@
   var beatMs = 0; // the server's heartbeat, from its snapshot; 0: it sends none (an older server)
   var lastHeard = 0; // when the open socket last said anything, after its snapshot (0: no snapshot yet)
 
+  /* Changes read from the table's stream (another service's `ADD`) carry `seq`, their order at one
+   * version. A higher version wins; two stream changes keep the stream's order; a stream change and a
+   * state without `seq` (the app's own write, a snapshot) are ordered by value, so a stream running
+   * behind never takes a total back. The server merges by the same rule (counters/live/coalesce.py). */
+  function seqKey(seq) {
+    seq = seq || "";
+    return ("0000000000" + seq.length).slice(-10) + seq;
+  }
+
+  function isNewer(candidate, held) {
+    if (candidate.version !== held.version) return candidate.version > held.version;
+    if (candidate.seq && held.seq) return seqKey(candidate.seq) > seqKey(held.seq);
+    if (candidate.seq) return candidate.value >= held.value;
+    return Boolean(held.seq) && candidate.value > held.value;
+  }
+
   function format(value) {
     return typeof value === "number" ? numbers.format(value) : String(value);
   }
@@ -102,13 +120,19 @@
     var rendered = false;
     document.querySelectorAll("[data-counter]").forEach(function (node) {
       if (node.getAttribute("data-counter") !== counter.name) return;
-      var shown = Number(node.getAttribute("data-version"));
-      if (node.hasAttribute("data-version") && shown >= counter.version) return;
+      var shown = {
+        value: Number(node.getAttribute("data-value")),
+        version: Number(node.getAttribute("data-version")),
+        seq: node.getAttribute("data-seq") || ""
+      };
+      if (node.hasAttribute("data-version") && !isNewer(counter, shown)) return;
       var text = format(counter.value);
       var changed = node.textContent !== text;
       node.textContent = text;
       node.setAttribute("data-value", String(counter.value));
       node.setAttribute("data-version", String(counter.version));
+      if (counter.seq) node.setAttribute("data-seq", counter.seq);
+      else node.removeAttribute("data-seq");
       rendered = true;
       if (changed) highlight(node);
     });
@@ -137,8 +161,8 @@
     (counters || []).forEach(function (counter) {
       if (!counter || typeof counter.name !== "string" || typeof counter.version !== "number") return;
       var previous = known[counter.name] || null;
-      if (previous && counter.version <= previous.version) return;
-      known[counter.name] = { value: counter.value, version: counter.version };
+      if (previous && !isNewer(counter, previous)) return;
+      known[counter.name] = { value: counter.value, version: counter.version, seq: counter.seq || "" };
       render(counter);
       applied.push({ name: counter.name, value: counter.value, version: counter.version, previous: previous });
     });
@@ -189,7 +213,7 @@
   /* Draw every known state on nodes that do not show it yet (e.g. added for a new poll or page). */
   function refresh() {
     Object.keys(known).forEach(function (name) {
-      render({ name: name, value: known[name].value, version: known[name].version });
+      render({ name: name, value: known[name].value, version: known[name].version, seq: known[name].seq });
     });
   }
 

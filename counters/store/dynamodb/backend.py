@@ -28,7 +28,13 @@ class DynamoCounterStore(CounterStore):
     """Counters in one DynamoDB table; see docs/design.md for the item layout."""
 
     def __init__(
-        self, *, client: Any, retrying_client: Any | None = None, table: str, commit_barrier: bool = False
+        self,
+        *,
+        client: Any,
+        retrying_client: Any | None = None,
+        table: str,
+        commit_barrier: bool = False,
+        streams_client: Any | None = None,
     ) -> None:
         # `client` never resends (increments); `retrying_client` may (reads, idempotent writes).
         self.gateway = Table(
@@ -39,6 +45,8 @@ class DynamoCounterStore(CounterStore):
         self.counter_writer = CounterWriter(self.gateway, self.shard_view)
         # Guesses that let a vote go straight to its transaction (see vote_memory.py).
         self.vote_memory = VoteMemory()
+        # Reads the table's stream (counters/streams/); None for a store built around given clients.
+        self.streams = streams_client
 
     @classmethod
     def from_settings(cls, *, hooks: StoreHooks = StoreHooks()) -> DynamoCounterStore:  # noqa: B008
@@ -50,6 +58,7 @@ class DynamoCounterStore(CounterStore):
             retrying_client=clients.retrying,
             table=conf.table_name(),
             commit_barrier=connection.embedded,
+            streams_client=clients.streams,
         )
 
     @property
@@ -68,8 +77,10 @@ class DynamoCounterStore(CounterStore):
         return self.gateway.name
 
     def close(self) -> None:
-        """Close both clients' connection pools."""
+        """Close the clients' connection pools."""
         self.gateway.close()
+        if self.streams is not None:
+            self.streams.close()
 
     def ensure_table(self) -> bool:
         """Create the table if missing."""

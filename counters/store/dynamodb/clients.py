@@ -79,10 +79,12 @@ class Connection:
 
 @dataclass(frozen=True)
 class Clients:
-    """The two clients a store uses: one that never resends, one that retries."""
+    """The clients a store uses: one that never resends, one that retries, and one for the table's stream."""
 
     single_shot: Any
     retrying: Any
+    # DynamoDB Streams (counters/streams/): reading a stream is idempotent, so it retries too.
+    streams: Any = None
 
 
 def resolve_connection(hooks: StoreHooks) -> Connection:
@@ -131,4 +133,5 @@ def build_clients(connection: Connection) -> Clients:
     return Clients(
         single_shot=observe_calls(session.client("dynamodb", config=single_shot, **kwargs)),
         retrying=observe_calls(session.client("dynamodb", config=retrying, **kwargs)),
+        streams=session.client("dynamodbstreams", config=retrying, **kwargs),
     )

@@ -39,7 +39,8 @@ INCREMENT_EXPRESSION = (
     "#bots = if_not_exists(#bots, :zero) "
     "ADD #version :one"
 )
-INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind"
+# A watched counter is counted by its own table's writers (its total only mirrors theirs): never here.
+INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind AND attribute_not_exists(#watch)"
 # Several steps at once carry the step in the request: refused if the counter's step is another.
 INCREMENT_STEP_UNCHANGED = f"{INCREMENT_CONDITION} AND #step = :step"
 INCREMENT_NAMES = {
@@ -52,6 +53,7 @@ INCREMENT_NAMES = {
     "#shards": schema.SHARDS,
     "#epoch": schema.EPOCH,
     "#bots": schema.BOT_VIEWS,
+    "#watch": schema.WATCH_TABLE,
 }
 INCREMENT_STEP_NAMES = {**INCREMENT_NAMES, "#step": schema.STEP}
 INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
@@ -59,7 +61,12 @@ INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
 # A bot's view: its own tally on the same item a view would go to, under the same condition; value,
 # version and updated_at stay as they are (nothing a person sees changed, so nothing is pushed).
 BOT_VIEW_EXPRESSION = "ADD #bots :times"
-BOT_VIEW_NAMES = {"#pk": schema.PK, "#kind": schema.KIND, "#bots": schema.BOT_VIEWS}
+BOT_VIEW_NAMES = {
+    "#pk": schema.PK,
+    "#kind": schema.KIND,
+    "#bots": schema.BOT_VIEWS,
+    "#watch": schema.WATCH_TABLE,
+}
 
 
 class Target(NamedTuple):

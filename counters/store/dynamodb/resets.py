@@ -22,6 +22,7 @@ from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.shards import commit, counter_items
 from counters.store.dynamodb.table import Table
+from counters.store.dynamodb.watched import source_zero_entry, watch_from_item
 
 ZERO_ITEM = "SET #value = :zero, #updated = :now ADD #version :one, #epoch :one"
 VERSION_SEEN = "#version = :seen"
@@ -49,6 +50,11 @@ def reset(
     )
     writes = [zero_item(table, item, now) for item in found]
     writes.append(table.put_entry(audit))
+    # A watched counter's number lives in another table: zeroed there too, in the same transaction, only
+    # if it still holds the value staff saw (the one write that table ever gets from here).
+    watch = next((w for w in (watch_from_item(name, item) for item in found) if w is not None), None)
+    if watch is not None:
+        writes.append(source_zero_entry(watch, current.value))
     try:
         commit(table, writes, what=f"resetting {name!r}")
     except Conflict as exc:

@@ -60,6 +60,13 @@ COUNTED = "counted"
 BOT_VIEWS = "bot_views"
 # A day's salt for the visitors' keyed hashes (binary).
 SALT = "salt"
+# A watched counter's total item mirrors a number in another table (counters/store/dynamodb/watched.py):
+# that table, the item's key (JSON of its DynamoDB key) and the attribute; the last stream change mirrored.
+WATCH_TABLE = "watch_table"
+WATCH_KEY = "watch_key"
+WATCH_ATTRIBUTE = "watch_attribute"
+WATCH_SEQUENCE = "watch_sequence"
+WATCHED_PK = "WATCHED"
 
 COUNTER_PK_PREFIX = "C#"
 HISTORY_PK_PREFIX = "H#"
@@ -201,16 +208,22 @@ TABLE_DEFINITION: dict[str, Any] = {
         {"AttributeName": SK, "KeyType": "RANGE"},
     ],
     "BillingMode": "PAY_PER_REQUEST",
+    # Every change of every item, before and after, for the stream reader (counters/streams/): it tells
+    # another service's `ADD` from the app's own write by whether `version` moved.
+    "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
 }
+STREAM_VIEW = "NEW_AND_OLD_IMAGES"
 
 
 def ensure_table(client: Any, table: str) -> bool:
-    """Create the table (and its TTL) if it is missing; return whether it was created."""
+    """Create the table (its TTL, its stream) if it is missing; return whether it was created."""
     try:
-        client.describe_table(TableName=table)
-        return False
+        found = client.describe_table(TableName=table)["Table"]
     except client.exceptions.ResourceNotFoundException:
-        pass
+        found = None
+    if found is not None:
+        ensure_stream(client, table, found)
+        return False
     # Another process may create it between our describe and create.
     with contextlib.suppress(client.exceptions.ResourceInUseException):
         client.create_table(TableName=table, **TABLE_DEFINITION)
@@ -221,6 +234,28 @@ def ensure_table(client: Any, table: str) -> bool:
             TableName=table, TimeToLiveSpecification={"Enabled": True, "AttributeName": EXPIRES_AT}
         )
     logger.info("Created DynamoDB table %s", table)
+    return True
+
+
+def ensure_stream(client: Any, table: str, description: dict[str, Any]) -> bool:
+    """Turn on the stream of a table made without one (NEW_AND_OLD_IMAGES); return whether it did."""
+    spec = description.get("StreamSpecification") or {}
+    if spec.get("StreamEnabled"):
+        if spec.get("StreamViewType") != STREAM_VIEW:
+            logger.warning(
+                "The stream of table %s shows %s; the stream reader needs %s (docs/streams.md)",
+                table,
+                spec.get("StreamViewType"),
+                STREAM_VIEW,
+            )
+        return False
+    # Another process may be enabling it at the same moment: either way it ends up on.
+    with contextlib.suppress(client.exceptions.ResourceInUseException):
+        client.update_table(
+            TableName=table, StreamSpecification={"StreamEnabled": True, "StreamViewType": STREAM_VIEW}
+        )
+    client.get_waiter("table_exists").wait(TableName=table, WaiterConfig={"Delay": 1, "MaxAttempts": 60})
+    logger.info("Turned on the stream of DynamoDB table %s", table)
     return True
 
 

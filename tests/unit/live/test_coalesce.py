@@ -35,7 +35,7 @@ async def test_sends_keep_the_newest_version_and_the_interval():
     coalescer = Coalescer(LiveLoop(), send, interval=lambda: INTERVAL, what="test")
     await feed(coalescer, 20)
     await asyncio.sleep(3 * INTERVAL)
-    assert send.sends[-1][1] == {"a": (20, 20)}
+    assert send.sends[-1][1] == {"a": (20, 20, "")}
     gaps = [b[0] - a[0] for a, b in zip(send.sends, send.sends[1:], strict=False)]
     assert gaps and min(gaps) >= INTERVAL * 0.9
 
@@ -49,7 +49,7 @@ async def test_a_slow_send_spaces_the_next_by_the_busy_share():
     starts = [at for at, _ in send.sends]
     gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert len(gaps) >= 1 and min(gaps) >= (0.04 + 0.12) * 0.9
-    assert send.sends[-1][1] == {"a": (60, 60)}, "the last send still carries the newest state"
+    assert send.sends[-1][1] == {"a": (60, 60, "")}, "the last send still carries the newest state"
     # Without the share the same sends follow each other at the interval.
     plain = Recorder(takes=0.04)
     await feed(Coalescer(LiveLoop(), plain, interval=lambda: INTERVAL, what="test"), 60)

@@ -1,0 +1,47 @@
+"""`manage.py counters_stream` holds the stream's lease while it runs, and gives it up when stopped."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+from counters.streams.lease import lease_status
+from tests.support.processes import PROJECT_DIR
+from tests.support.site import REDIS_URL, site_env_for
+
+
+def wait_for(condition, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError("timed out")
+
+
+def test_the_command_takes_the_lease_and_gives_it_up(store, dynamodb_local, tmp_path, redis_prefix):
+    env = site_env_for(
+        store, dynamodb_local, tmp_path, REDIS_URL=REDIS_URL, COUNTERS_REDIS_PREFIX=redis_prefix
+    )
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "counters_stream"],
+        cwd=PROJECT_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: (lease_status(store.retrying, store.table) or {}).get("live"))
+        assert lease_status(store.retrying, store.table)["owner"].split(":")[1] == str(process.pid)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    assert "the lease is given up" in out
+    assert lease_status(store.retrying, store.table) is None

@@ -1,0 +1,52 @@
+"""What the stream tests share: a counter another service adds to, and a reader that records its pushes."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from counters.domain.values import CounterDefinition
+from counters.streams.changes import OutsideChanges
+from counters.streams.lease import Lease
+from counters.streams.reader import StreamReader
+
+
+class Published:
+    """What a reader handed to the live push, in order."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple] = []
+
+    def __call__(self, updates: list[tuple]) -> None:
+        self.updates.extend(updates)
+
+
+def reader_for(
+    store, published: Published, *, owner: str, lease_seconds: float = 10.0, streams=None
+) -> StreamReader:
+    """A reader of the store's table stream, as `owner` (through `streams` if given)."""
+    lease = Lease(store.retrying, store.table, owner=owner, seconds=lease_seconds)
+    return StreamReader(
+        client=store.retrying,
+        streams=streams or store.streams,
+        table=store.table,
+        lease=lease,
+        handle=OutsideChanges(publish=published, read=store.get),
+    )
+
+
+def read_until(reader: StreamReader, published: Published, count: int, timeout: float = 15) -> list[tuple]:
+    """Run rounds until `count` updates were published."""
+    deadline = time.monotonic() + timeout
+    while len(published.updates) < count and time.monotonic() < deadline:
+        reader.round()
+        time.sleep(0.05)
+    return published.updates
+
+
+@pytest.fixture
+def usage(store):
+    """A registered counter another service also adds to."""
+    store.define_counter(CounterDefinition(name="api-usage", kind="views"))
+    return store

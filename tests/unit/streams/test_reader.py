@@ -1,0 +1,109 @@
+"""The stream reader on DynamoDB Local: other writers' changes published once, in order; the app's not."""
+
+from __future__ import annotations
+
+import time
+
+from counters.live.coalesce import Pending, merge
+from counters.streams.changes import OutsideChanges
+from counters.streams.lease import Lease, lease_status
+from counters.streams.reader import StreamReader
+from tests.support.outside_writers import aws_cli_add, lambda_add
+from tests.unit.streams.conftest import Published, read_until, reader_for
+
+
+def test_outside_adds_are_published_in_order_and_the_apps_own_writes_are_not(usage, dynamodb_local):
+    published = Published()
+    reader = reader_for(usage, published, owner="a")
+    reader.round()  # takes the lease, starts from the stream's beginning
+    own = usage.increment("api-usage", kind="views")
+    assert aws_cli_add(dynamodb_local, usage.table, "api-usage", 5) == 6
+    assert lambda_add(dynamodb_local, usage.table, [("api-usage", 2), ("api-usage", 3)]) == [8, 11]
+    updates = read_until(reader, published, 3)
+    time.sleep(0.3)
+    reader.round()
+    assert [(name, value, version) for name, value, version, _ in published.updates] == [
+        ("api-usage", 6, own.version),
+        ("api-usage", 8, own.version),
+        ("api-usage", 11, own.version),
+    ]
+    sequences = [int(update[3]) for update in updates]
+    assert sequences == sorted(set(sequences)), "each change once, in the stream's order"
+
+
+def test_the_merge_never_goes_back_and_a_later_read_catches_up(usage, dynamodb_local):
+    own = usage.increment("api-usage", kind="views")
+    pending: Pending = {}
+    merge(pending, [("api-usage", 20, own.version)])  # a read that is ahead of the stream
+    merge(pending, [("api-usage", 6, own.version, "000000000000000000010")])
+    assert pending["api-usage"] == (20, own.version, "")
+    merge(pending, [("api-usage", 21, own.version, "000000000000000000011")])
+    assert pending["api-usage"] == (21, own.version, "000000000000000000011")
+    merge(pending, [("api-usage", 20, own.version)])  # an older read: not a later state
+    assert pending["api-usage"] == (21, own.version, "000000000000000000011")
+    merge(pending, [("api-usage", 25, own.version)])  # a read after changes this page missed
+    assert pending["api-usage"] == (25, own.version, "")
+    merge(pending, [("api-usage", 1, own.version + 1)])  # a reset by staff: a new version
+    assert pending["api-usage"] == (1, own.version + 1, "")
+
+
+def test_a_second_reader_waits_then_takes_over_from_the_checkpoint(usage, dynamodb_local):
+    first, second = Published(), Published()
+    holder = reader_for(usage, first, owner="holder", lease_seconds=1.5)
+    standby = reader_for(usage, second, owner="standby", lease_seconds=1.5)
+    holder.round()
+    lambda_add(dynamodb_local, usage.table, [("api-usage", 1), ("api-usage", 1)])
+    read_until(holder, first, 2)
+    assert standby.round() == 0 and second.updates == [], "one reader per site"
+    assert lease_status(usage.retrying, usage.table)["owner"] == "holder"
+    # The holder dies (it stops renewing); changes keep coming.
+    lambda_add(dynamodb_local, usage.table, [("api-usage", 1), ("api-usage", 1), ("api-usage", 1)])
+    time.sleep(1.6)
+    read_until(standby, second, 3)
+    assert lease_status(usage.retrying, usage.table)["owner"] == "standby"
+    values = [update[1] for update in first.updates + second.updates]
+    assert values == [1, 2, 3, 4, 5], "none lost, none twice"
+
+
+def test_a_restarted_reader_resumes_from_its_checkpoint(usage, dynamodb_local):
+    published = Published()
+    reader = reader_for(usage, published, owner="a")
+    reader.round()
+    lambda_add(dynamodb_local, usage.table, [("api-usage", 4)])
+    read_until(reader, published, 1)
+    reader.close()  # gives the lease up
+    aws_cli_add(dynamodb_local, usage.table, "api-usage", 3)
+    again = Published()
+    restarted = reader_for(usage, again, owner="b")
+    read_until(restarted, again, 1)
+    assert [update[1] for update in again.updates] == [7]
+
+
+def test_the_lag_is_reported_to_the_metrics_the_log_and_the_lease(usage, dynamodb_local, caplog):
+    observed: dict[str, float] = {}
+    lease = Lease(usage.retrying, usage.table, owner="a", seconds=10)
+    reader = StreamReader(
+        client=usage.retrying,
+        streams=usage.streams,
+        table=usage.table,
+        lease=lease,
+        handle=OutsideChanges(publish=Published(), read=usage.get),
+        observe=lambda result, value: observed.__setitem__(result, value),
+    )
+    with caplog.at_level("INFO", logger="counters.streams.reader"):
+        reader.round()
+    assert "lag" in observed and observed["lag"] >= 0
+    assert any("(oldest unread change)" in message for message in caplog.messages)
+    assert lease.lag == observed["lag"]
+
+
+def test_an_outside_add_to_a_hot_counter_publishes_its_summed_total(usage, dynamodb_local):
+    usage.make_hot("api-usage", shards=2)
+    usage.increment("api-usage", kind="views")  # lands on a shard
+    published = Published()
+    reader = reader_for(usage, published, owner="a")
+    reader.round()
+    aws_cli_add(dynamodb_local, usage.table, "api-usage", 5)  # the other service writes the total item
+    (update,) = read_until(reader, published, 1)
+    total = usage.get("api-usage")
+    assert update[:3] == ("api-usage", total.value, total.version) and total.value == 6
