@@ -8,6 +8,7 @@ from django.utils.text import slugify
 
 from counters.admin.shown import read_shown
 from counters.domain.names import SLUG_PATTERN
+from counters.domain.poll_rules import MAX_PICKS
 from counters.domain.polls import MAX_LABEL_LENGTH, MAX_OPTIONS, MAX_QUESTION_LENGTH, validate_options
 from counters.exceptions import InvalidInput
 
@@ -39,6 +40,13 @@ class ResetForm(forms.Form):
     def clean_shown(self) -> int:
         """The expected version, from a token this site signed for this counter."""
         return shown_version(self.cleaned_data["shown"], name=self.name)[1]
+
+
+class PollEditForm(ResetForm):
+    """A poll's new question (its labels come as `label-<option>` fields) at the version the page showed."""
+
+    reason = None
+    question = forms.CharField(max_length=MAX_QUESTION_LENGTH)
 
 
 class SelectedCountersForm(forms.Form):
@@ -93,8 +101,48 @@ class PollCreateForm(forms.Form):
     question = forms.CharField(max_length=MAX_QUESTION_LENGTH)
     options = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 5}),
-        help_text=f"One per line, 1 to {MAX_OPTIONS}: 'Label' or 'id | Label'.",
+        required=False,
+        help_text=f"One per line, 1 to {MAX_OPTIONS}: 'Label' or 'id | Label' (a rating has 1 to 5).",
     )
+    kind = forms.ChoiceField(
+        required=False,
+        choices=[("single", "Single choice"), ("multi", "Multiple choice"), ("rating", "Rating 1-5")],
+    )
+    max_picks = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_PICKS,
+        initial=2,
+        label="Picks per voter",
+        help_text="Multiple choice only.",
+    )
+    results = forms.ChoiceField(
+        required=False,
+        label="Results shown",
+        choices=[
+            ("always", "Always"),
+            ("voted", "After the voter voted"),
+            ("closed", "After the poll closes"),
+            ("revealed", "When the presenter reveals them"),
+        ],
+    )
+    closes_at = forms.DateTimeField(
+        required=False, label="Closes at (UTC)", help_text="e.g. 2026-11-25 18:00"
+    )
+    max_voters = forms.IntegerField(required=False, min_value=1, label="Closes after voters")
+    audience = forms.ChoiceField(
+        required=False,
+        label="Who may vote",
+        choices=[("anyone", "Anyone with a browser"), ("users", "Signed-in users only")],
+    )
+
+    def settings(self) -> dict:
+        """The poll settings of a valid form, as poll_create takes them."""
+        data = self.cleaned_data
+        # Left out (as by an older form or a script): the defaults of a poll.
+        defaults = {"kind": "single", "max_picks": 1, "results": "always", "audience": "anyone"}
+        settings = {name: data.get(name) or default for name, default in defaults.items()}
+        return {**settings, "closes_at": data.get("closes_at"), "max_voters": data.get("max_voters")}
 
     def clean_poll_id(self) -> str:
         """Any slug but `add`, whose address is the page of this form."""
@@ -102,15 +150,19 @@ class PollCreateForm(forms.Form):
             raise forms.ValidationError("'add' is taken by this page's address; pick another id.")
         return self.cleaned_data["poll_id"]
 
-    def clean_options(self) -> list[tuple[str, str]]:
-        """(id, label) pairs; ids valid and distinct."""
-        lines = [line.strip() for line in self.cleaned_data["options"].splitlines() if line.strip()]
+    def clean(self) -> dict:
+        """(id, label) pairs, ids valid and distinct, unless the poll is a rating (its options are 1-5)."""
+        data = super().clean()
+        if data.get("kind") == "rating" or "options" not in data:
+            return data
+        lines = [line.strip() for line in data["options"].splitlines() if line.strip()]
         options = [option_from_line(line) for line in lines]
         try:
             validate_options(options)
         except InvalidInput as exc:
-            raise forms.ValidationError(exc.detail) from exc
-        return options
+            self.add_error("options", exc.detail)
+        data["options"] = options
+        return data
 
 
 class OptionForm(forms.Form):

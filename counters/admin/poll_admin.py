@@ -1,4 +1,4 @@
-"""Polls in the admin: list, create, add options, close and reopen, each a conditional write."""
+"""Polls in the admin: create, add options, close, reopen, reveal, reset and delete, each conditional."""
 
 from __future__ import annotations
 
@@ -7,9 +7,15 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
 
 from counters import selectors, services
-from counters.admin.forms import OptionForm, PollClosedForm, PollCreateForm
+from counters.admin.forms import OptionForm, PollClosedForm, PollCreateForm, PollEditForm, ResetForm
 from counters.admin.pages import AdminPages
-from counters.exceptions import Conflict, InvalidInput
+from counters.admin.shown import sign_shown
+from counters.exceptions import Conflict, InvalidInput, VersionConflict
+
+
+def shown_key(poll_id: str) -> str:
+    """What the signed version token of a poll's page names (apart from any counter's)."""
+    return f"poll:{poll_id}"
 
 
 class PollAdmin(AdminPages):
@@ -23,6 +29,10 @@ class PollAdmin(AdminPages):
             (path, "<str:poll_id>/", self.detail_view, "change"),
             (path, "<str:poll_id>/options/", self.option_view, "add_option"),
             (path, "<str:poll_id>/closed/", self.closed_view, "closed"),
+            (path, "<str:poll_id>/control/", self.control_view, "control"),
+            (path, "<str:poll_id>/reset/", self.reset_view, "reset"),
+            (path, "<str:poll_id>/delete/", self.delete_view, "delete"),
+            (path, "<str:poll_id>/edit/", self.edit_view, "edit"),
         ]
 
     def detail_url(self, poll_id: str) -> str:
@@ -50,7 +60,10 @@ class PollAdmin(AdminPages):
             data = form.cleaned_data
             try:
                 poll = services.poll_create(
-                    poll_id=data["poll_id"], question=data["question"], options=data["options"]
+                    poll_id=data["poll_id"],
+                    question=data["question"],
+                    options=data["options"],
+                    **form.settings(),
                 )
             except (Conflict, InvalidInput) as exc:
                 form.add_error(None, exc.detail)
@@ -74,6 +87,7 @@ class PollAdmin(AdminPages):
             title=f"Poll {poll.id}",
             poll=poll,
             form=form,
+            shown=sign_shown(shown_key(poll.id), poll.poll.version),
             can_change=self.has_change_permission(request),
             status=status,
         )
@@ -94,6 +108,93 @@ class PollAdmin(AdminPages):
                 messages.success(request, f"Option {data['option_id']} was added to {poll_id}.")
                 return HttpResponseRedirect(self.detail_url(poll_id))
         return self.render_detail(request, poll_id, form, status=409 if form.non_field_errors() else 400)
+
+    def control_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """Reveal or hide the poll's totals (the presenter's control), if they are not so already."""
+        if request.method != "POST":
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        self.require(self.has_change_permission(request))
+        action = request.POST.get("action")
+        if action not in ("reveal", "hide"):
+            messages.error(request, "Say whether to reveal or hide the results.")
+        else:
+            try:
+                services.poll_control(poll_id=poll_id, action=action)
+            except Conflict as exc:
+                messages.warning(request, exc.detail)
+            else:
+                messages.success(
+                    request,
+                    f"Poll {poll_id}'s results are now {action}{'ed' if action == 'reveal' else 'den'}.",
+                )
+        return HttpResponseRedirect(self.detail_url(poll_id))
+
+    def audited_change(self, request: HttpRequest, poll_id: str, change) -> str | None:
+        """Run a reset or deletion at the version the page showed; the warning to show, or None if done."""
+        self.require(self.has_change_permission(request))
+        form = ResetForm(request.POST, name=shown_key(poll_id))
+        if not form.is_valid():
+            return "Give a reason (it is kept in the audit record) and use the page's own form."
+        try:
+            change(
+                poll_id=poll_id,
+                expected_version=form.cleaned_data["shown"],
+                actor=request.user.get_username(),
+                reason=form.cleaned_data["reason"],
+            )
+        except VersionConflict as exc:
+            return f"Nothing was changed: {exc.detail}"
+        return None
+
+    def reset_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """Zero the poll's votes at the version the page showed, audited."""
+        if request.method == "POST":
+            warning = self.audited_change(request, poll_id, services.poll_reset)
+            if warning:
+                messages.warning(request, warning)
+            else:
+                messages.success(request, f"Poll {poll_id}'s votes were reset.")
+        return HttpResponseRedirect(self.detail_url(poll_id))
+
+    def edit_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """New question and labels at the version the page showed, until the first vote."""
+        if request.method != "POST":
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        self.require(self.has_change_permission(request))
+        form = PollEditForm(request.POST, name=shown_key(poll_id))
+        if not form.is_valid():
+            messages.error(request, "Give the question and a label for each option.")
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        labels = {
+            key.removeprefix("label-"): value
+            for key, value in request.POST.items()
+            if key.startswith("label-")
+        }
+        try:
+            services.poll_edit(
+                poll_id=poll_id,
+                expected_version=form.cleaned_data["shown"],
+                question=form.cleaned_data["question"],
+                labels=labels,
+            )
+        except (Conflict, InvalidInput) as exc:
+            messages.warning(request, f"Nothing was changed: {exc.detail}")
+        else:
+            messages.success(request, f"Poll {poll_id} was edited.")
+        return HttpResponseRedirect(self.detail_url(poll_id))
+
+    def delete_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """Remove the poll at the version the page showed, audited."""
+        if request.method != "POST":
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        warning = self.audited_change(request, poll_id, services.poll_delete)
+        if warning:
+            messages.warning(request, warning)
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        messages.success(request, f"Poll {poll_id} was deleted.")
+        return HttpResponseRedirect(
+            reverse("admin:counters_poll_changelist", current_app=self.admin_site.name)
+        )
 
     def closed_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Close the poll (it stops taking votes) or reopen it, if it is not so already."""

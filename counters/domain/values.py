@@ -80,6 +80,8 @@ class PollDefinition:
     audience: str = "anyone"  # "anyone" | "users": who may vote
     # Bumped by every edit, close, reopen, reveal, hide and reset: staff writes are conditional on it.
     version: int = 0
+    # Resets of the poll's votes: a voter record written before the last one holds no vote.
+    resets: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,11 +105,32 @@ class VoterRecord:
     option: str | None
     rev: int
     picks: frozenset[str] = frozenset()
+    # The poll's `resets` when the record was written: an older record holds no vote.
+    epoch: int = 0
+
+    def in_poll(self, poll: PollDefinition) -> VoterRecord:
+        """The record as it counts now: no vote if the poll's votes were reset since it was written."""
+        if self.epoch == poll.resets:
+            return self
+        return VoterRecord(option=None, rev=self.rev, epoch=poll.resets)
 
     @property
     def holds_vote(self) -> bool:
         """Whether the voter holds any vote in the poll."""
         return bool(self.option or self.picks)
+
+
+@dataclass(frozen=True)
+class PollAudit:
+    """A poll's reset or deletion as its audit record holds it: who, why, and the totals it removed."""
+
+    poll: str
+    action: str  # "reset" | "delete"
+    at: str
+    actor: str
+    reason: str
+    old_version: int
+    totals: dict[str, int]
 
 
 @dataclass(frozen=True)

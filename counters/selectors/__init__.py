@@ -26,6 +26,7 @@ from counters.selectors.polls import (
     poll_totals_for,
     poll_totals_from_states,
     voter_choices,
+    voter_picks,
 )
 
 __all__ = [
@@ -54,5 +55,6 @@ __all__ = [
     "poll_totals_for",
     "poll_totals_from_states",
     "voter_choices",
+    "voter_picks",
     "with_visitors_today",
 ]

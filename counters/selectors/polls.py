@@ -154,6 +154,11 @@ def voter_choices(*, voter: str, poll_ids: list[str]) -> dict[str, str]:
     return get_store().voter_choices(voter, poll_ids) if poll_ids else {}
 
 
+def voter_picks(*, voter: str, poll_id: str) -> frozenset[str]:
+    """The options a voter holds in a poll (every pick of a multiple-choice poll)."""
+    return get_store().voter_picks(voter, poll_id)
+
+
 def poll_for_asker(totals: PollTotals, *, staff: bool, has_voted: bool) -> dict:
     """A poll as an asker may see it: totals only where the poll's rule (or staff) allows."""
     now = now_utc()

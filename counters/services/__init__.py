@@ -2,7 +2,16 @@
 
 from counters.services.badges import badge_counting_set, badge_fetch
 from counters.services.counters import counter_make_hot, counter_reset, view_record
-from counters.services.polls import POLL_ACTIONS, poll_add_option, poll_control, poll_create, poll_set_closed
+from counters.services.polls import (
+    POLL_ACTIONS,
+    poll_add_option,
+    poll_control,
+    poll_create,
+    poll_delete,
+    poll_edit,
+    poll_reset,
+    poll_set_closed,
+)
 from counters.services.votes import VoteOutcome, vote_body, vote_cast, vote_retract
 
 __all__ = [
@@ -15,6 +24,9 @@ __all__ = [
     "poll_add_option",
     "poll_control",
     "poll_create",
+    "poll_delete",
+    "poll_edit",
+    "poll_reset",
     "poll_set_closed",
     "view_record",
     "vote_body",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 from counters.domain.names import option_counter_name, validate_slug
 from counters.domain.poll_rules import RATING_OPTIONS, validate_settings
 from counters.domain.polls import validate_option, validate_options, validate_question
 from counters.domain.values import PollDefinition
 from counters.live import broadcast, catalog
+from counters.services.vote_totals import known_totals
 from counters.store import get_store
 
 
@@ -63,5 +66,48 @@ def poll_control(*, poll_id: str, action: str) -> PollDefinition:
         poll = store.set_poll_revealed(poll_id, revealed=action == "reveal")
     else:
         poll = store.set_poll_closed(poll_id, closed=action == "close")
+    catalog.publish_catalog()
+    return poll
+
+
+def poll_reset(*, poll_id: str, expected_version: int, actor: str, reason: str) -> PollDefinition:
+    """Zero a poll's votes if it is still at the version the staff member saw (VersionConflict if not),
+    audited; open pages get the zeroed totals and the poll's new state."""
+    store = get_store()
+    poll = store.reset_poll(
+        validate_slug(poll_id, what="poll id"), expected_version=expected_version, actor=actor, reason=reason
+    )
+    names = [option_counter_name(poll.id, o.id) for o in poll.options]
+    began = time.monotonic()
+    states = store.get_many(names)
+    # This process's known totals of the poll start again from the zeroed ones.
+    known_totals().learn(poll.id, names, states, began=began)
+    broadcast.publish(states)
+    catalog.publish_catalog()
+    return poll
+
+
+def poll_delete(*, poll_id: str, expected_version: int, actor: str, reason: str) -> None:
+    """Remove a poll (its code, its option counters) if still at the version seen, audited."""
+    get_store().delete_poll(
+        validate_slug(poll_id, what="poll id"), expected_version=expected_version, actor=actor, reason=reason
+    )
+    catalog.publish_catalog()
+
+
+def poll_edit(
+    *, poll_id: str, expected_version: int, question: str, labels: dict[str, str]
+) -> PollDefinition:
+    """New question and option labels, until the poll's first vote (Conflict after it) and only at the
+    version the staff member saw (VersionConflict)."""
+    checked = {
+        validate_slug(o, what="option id"): validate_option(o, label).label for o, label in labels.items()
+    }
+    poll = get_store().edit_poll(
+        validate_slug(poll_id, what="poll id"),
+        expected_version=expected_version,
+        question=validate_question(question),
+        labels=checked,
+    )
     catalog.publish_catalog()
     return poll

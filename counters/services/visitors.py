@@ -107,7 +107,6 @@ class VisitorBook:
         self.seen.add(visitor)
         return first
 
-
     def forget_seen(self) -> None:
         """Forget the visitors this process has seen, as a freshly started worker would know none."""
         self.seen = SeenCache(self.seen.size)

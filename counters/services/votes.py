@@ -9,7 +9,7 @@ from counters import selectors
 from counters.domain.names import validate_slug
 from counters.domain.values import CounterState, PollDefinition, VoteChange
 from counters.exceptions import Conflict, IdempotencyKeyReused, IdempotencyRace
-from counters.live import broadcast
+from counters.live import broadcast, catalog
 from counters.live.read_back import ReadBack
 from counters.metrics import metrics
 from counters.runtime import runtime
@@ -119,6 +119,10 @@ def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> VoteOutco
         if moved:
             broadcast.publish(moved)
     totals = selectors.poll_totals_from_states(change.poll, states)
+    if change.counted and change.poll.max_voters is not None and totals.voters >= change.poll.max_voters:
+        # Full now (or nearly, in a multiple-choice poll, whose picks outnumber its voters): open pages
+        # learn it is closed, and see totals its rule shows once closed.
+        catalog.publish_catalog()
     body = vote_body(totals, choice=change.choice, previous=change.previous, counted=change.counted)
     return VoteOutcome(body=body, totals=totals)
 

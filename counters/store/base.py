@@ -175,6 +175,30 @@ class CounterStore(ABC):
     def set_poll_revealed(self, poll_id: str, *, revealed: bool) -> values.PollDefinition:
         """Reveal or hide a poll's totals, only if not so already (Conflict); bump its version; return it."""
 
+    @abstractmethod
+    def reset_poll(
+        self, poll_id: str, *, expected_version: int, actor: str, reason: str
+    ) -> values.PollDefinition:
+        """Zero a poll's votes (totals, voter count; every voter then holds none) if it is still at
+        `expected_version` and no total moved since it was read, with an audit record, in one write;
+        bump its version; VersionConflict (carrying the poll now) otherwise."""
+
+    @abstractmethod
+    def delete_poll(self, poll_id: str, *, expected_version: int, actor: str, reason: str) -> None:
+        """Remove a poll, its join code and its option counters if still at `expected_version`, with an
+        audit record, in one write; VersionConflict otherwise."""
+
+    @abstractmethod
+    def edit_poll(
+        self, poll_id: str, *, expected_version: int, question: str, labels: dict[str, str]
+    ) -> values.PollDefinition:
+        """Change the question and option labels (by option id) if the poll is at `expected_version`
+        (VersionConflict) and no option has taken a vote yet (Conflict: locked); bump its version."""
+
+    @abstractmethod
+    def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
+        """A poll's audit records of resets and its deletion, newest first."""
+
     # ---- votes ----
 
     @abstractmethod
@@ -204,6 +228,10 @@ class CounterStore(ABC):
     @abstractmethod
     def voter_counts(self, poll_ids: list[str]) -> dict[str, int]:
         """Voters holding a vote in each of these polls that keep a count (others are left out)."""
+
+    @abstractmethod
+    def voter_picks(self, voter: str, poll_id: str) -> frozenset[str]:
+        """The options a voter holds in a poll (every pick of a multiple-choice poll; none since a reset)."""
 
     @abstractmethod
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:

@@ -85,10 +85,14 @@ def poll(context, poll: selectors.PollTotals | str, choices: dict[str, str] | No
     if choices is None:
         choices = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id])
     choice = choices.get(poll.id)
+    chosen = {choice} if choice else set()
+    if choice and poll.poll.kind == "multi":
+        chosen = selectors.voter_picks(voter=voter_for(request), poll_id=poll.id)
     # Hidden totals never reach the page: the card shows no count, bar or share (nor their versions).
     visible = poll.visible_to(staff=is_staff(request), has_voted=choice is not None, now=selectors.now_utc())
     # get_token also makes sure the CSRF cookie is set on this page's response.
-    return {"poll": poll, "choice": choice, "csrf_token": get_token(request), "visible": visible}
+    token = get_token(request)
+    return {"poll": poll, "choice": choice, "chosen": chosen, "csrf_token": token, "visible": visible}
 
 
 @register.simple_tag

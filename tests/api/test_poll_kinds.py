@@ -55,3 +55,22 @@ def test_a_rating_shows_its_distribution_and_average(demo_store):
     shown = Client().get("/api/polls/talk").json()
     assert shown["kind"] == "rating" and shown["average"] == 4.33
     assert [option["votes"] for option in shown["options"]] == [0, 0, 0, 2, 1]
+
+
+@pytest.mark.django_db
+def test_the_dashboard_marks_every_pick_of_a_multiple_choice_card(demo_store):
+    options = [("talks", "Talks"), ("food", "Food"), ("wifi", "Wi-Fi")]
+    services.poll_create(
+        poll_id="liked", question="What did you like?", options=options, kind="multi", max_picks=2
+    )
+    voter = Client()
+    voter.get("/")
+    pick(voter, "liked", "talks")
+    pick(voter, "liked", "wifi")
+    html = voter.get("/").content.decode()
+    card = html[html.index('data-poll="liked"') :].split("</article>")[0]
+    assert 'data-kind="multi"' in card
+    assert (
+        '<li data-option="talks" class="chosen">' in card and '<li data-option="wifi" class="chosen">' in card
+    )
+    assert '<li data-option="food">' in card

@@ -168,3 +168,14 @@ def test_a_poll_for_signed_in_users_refuses_anonymous_votes(demo_store, staff):
         "/api/polls/members/vote", json.dumps({"option": "a"}), content_type="application/json"
     )
     assert taken.status_code == 200 and taken.json()["choice"] == "a"
+
+
+@pytest.mark.django_db
+def test_template_tags_show_a_dash_for_a_hidden_option(secret, rf):
+    from django.template import Context, Template
+
+    page = Template('{% load counters %}[{% counter_value "secret.a" %}][{% live_counter "secret.a" %}]')
+    html = page.render(Context({}))
+    assert "[–]" in html and 'data-version="-1"' in html and ">2<" not in html
+    services.poll_control(poll_id=POLL, action="reveal")
+    assert "[2]" in page.render(Context({}))

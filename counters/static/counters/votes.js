@@ -5,7 +5,8 @@
  * visitors' votes arrive the same way, and every applied total redraws its poll's bars, shares and total.
  * A catalog frame (poll closed, reopened or added, option added) updates the cards in place or adds one.
  * Focus stays where the visitor put it: buttons are never replaced, and while a vote is in flight they are
- * marked aria-disabled rather than disabled (a disabled button drops focus). No inline code. */
+ * marked aria-disabled rather than disabled (a disabled button drops focus). In a multiple-choice card
+ * (data-kind="multi") a click adds or removes that one pick ({"option", "picked"}). No inline code. */
 (function () {
   "use strict";
 
@@ -46,7 +47,21 @@
     return poll.querySelector('li[data-option="' + option + '"] button[data-vote]');
   }
 
+  function isMulti(poll) {
+    return poll.getAttribute("data-kind") === "multi";
+  }
+
+  /* A multiple-choice card: one pick marked or unmarked; the others stay as they are. */
+  function markPick(poll, option, on) {
+    var li = poll.querySelector('li[data-option="' + option + '"]');
+    if (!li) return;
+    li.classList.toggle("chosen", on);
+    var button = li.querySelector("button[data-vote]");
+    if (button) button.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+
   function markChoice(poll, choice) {
+    if (isMulti(poll)) return; // picks are marked one by one (markPick)
     poll.setAttribute("data-choice", choice || "");
     poll.querySelectorAll("li[data-option]").forEach(function (li) {
       var mine = li.getAttribute("data-option") === choice;
@@ -112,6 +127,14 @@
     var options = ((body.poll && body.poll.options) || []).filter(function (o) { return o.votes !== undefined; });
     if (body.poll) setHidden(poll, !body.poll.results_visible);
     if (live()) live().offer(options.map(function (o) { return { name: o.counter, value: o.votes, version: o.version }; }));
+    if (isMulti(poll)) {
+      if (body.choice) markPick(poll, body.choice, true);
+      if (body.previous) markPick(poll, body.previous, false);
+      var picked = body.choice || body.previous;
+      if (picked) setStatus(poll, (body.choice ? "Picked: " : "Removed: ") + labelOf(poll, picked) + ".", "ok");
+      else setStatus(poll, "Nothing changed.", "ok");
+      return;
+    }
     markChoice(poll, body.choice);
     if (body.choice) setStatus(poll, "Your vote: " + labelOf(poll, body.choice) + ".", "ok");
     else setStatus(poll, body.counted ? "Your vote was withdrawn." : "You have not voted in this poll.", "ok");
@@ -122,7 +145,7 @@
   }
 
   /* One logical click: the same key on every attempt, so the server counts it at most once. */
-  function send(poll, method, option) {
+  function send(poll, method, option, picked) {
     var key = newKey();
     var headers = {
       Accept: "application/json",
@@ -132,7 +155,7 @@
     var init = { method: method, headers: headers, credentials: "same-origin" };
     if (method === "POST") {
       headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify({ option: option });
+      init.body = JSON.stringify(picked === undefined ? { option: option } : { option: option, picked: picked });
     }
     var attempt = function (n) {
       return fetch(poll.getAttribute("data-vote-url"), init).then(
@@ -183,6 +206,7 @@
     var poll = button.closest("[data-poll][data-vote-url]");
     if (!poll || poll.getAttribute("aria-busy") === "true" || button.disabled) return;
     if (button.hasAttribute("data-retract")) send(poll, "DELETE", null);
+    else if (isMulti(poll)) send(poll, "POST", button.getAttribute("data-vote"), !button.closest("li").classList.contains("chosen"));
     else send(poll, "POST", button.getAttribute("data-vote"));
   }
 
@@ -232,7 +256,7 @@
     var other = document.querySelector("[data-poll][data-csrf]");
     var card = el("article", {
       class: "poll", "data-poll": data.id, "data-vote-url": template.replace("__poll__", encodeURIComponent(data.id)),
-      "data-csrf": other ? other.getAttribute("data-csrf") : "", "data-choice": "",
+      "data-csrf": other ? other.getAttribute("data-csrf") : "", "data-choice": "", "data-kind": data.kind || "single",
       "aria-labelledby": "poll-" + data.id + "-question", "data-ready": "true"
     });
     var head = el("div", { class: "poll-head" });

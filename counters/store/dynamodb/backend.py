@@ -15,7 +15,7 @@ from counters import conf
 from counters.domain import values
 from counters.domain.visitors import VisitDay
 from counters.store.base import CounterStore, StoreHooks
-from counters.store.dynamodb import counters, history, polls, resets, visitors, votes
+from counters.store.dynamodb import counters, history, poll_resets, polls, resets, visitors, votes
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.counter_writes import CounterWriter
@@ -200,6 +200,32 @@ class DynamoCounterStore(CounterStore):
         """Reveal or hide a poll's totals, only if they are not so already."""
         return polls.set_poll_revealed(self.gateway, poll_id, revealed=revealed)
 
+    def reset_poll(
+        self, poll_id: str, *, expected_version: int, actor: str, reason: str
+    ) -> values.PollDefinition:
+        """Zero the poll's votes at the version seen, with its audit item, in one transaction."""
+        return poll_resets.reset_poll(
+            self.gateway, poll_id, expected_version=expected_version, actor=actor, reason=reason
+        )
+
+    def delete_poll(self, poll_id: str, *, expected_version: int, actor: str, reason: str) -> None:
+        """Remove the poll, its code and option counters at the version seen, audited, in one transaction."""
+        poll_resets.delete_poll(
+            self.gateway, poll_id, expected_version=expected_version, actor=actor, reason=reason
+        )
+
+    def edit_poll(
+        self, poll_id: str, *, expected_version: int, question: str, labels: dict[str, str]
+    ) -> values.PollDefinition:
+        """New question and labels at the version seen, while no option has taken a vote."""
+        return poll_resets.edit_poll(
+            self.gateway, poll_id, expected_version=expected_version, question=question, labels=labels
+        )
+
+    def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
+        """A poll's resets and deletion, newest first."""
+        return poll_resets.poll_audit(self.gateway, poll_id, limit=limit)
+
     # ---- votes ----
 
     def cast_vote(
@@ -230,6 +256,10 @@ class DynamoCounterStore(CounterStore):
     def voter_record(self, poll_id: str, voter: str) -> values.VoterRecord:
         """A voter's choice in a poll, strongly consistent."""
         return votes.voter_record(self.gateway, poll_id, voter)
+
+    def voter_picks(self, voter: str, poll_id: str) -> frozenset[str]:
+        """The voter's record and the poll, from one consistent BatchGetItem."""
+        return votes.voter_picks(self.gateway, voter, poll_id)
 
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """A voter's choice in each of several polls (polls without a vote are left out)."""

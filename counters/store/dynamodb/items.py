@@ -171,6 +171,7 @@ def poll_item(poll: values.PollDefinition, now: str) -> dict[str, Any]:
         schema.REVEALED: {"BOOL": poll.revealed},
         schema.AUDIENCE: {"S": poll.audience},
         schema.VERSION: {"N": str(poll.version)},
+        schema.RESETS: {"N": str(poll.resets)},
         schema.CREATED_AT: {"S": now},
     }
     if poll.closes_at is not None:
@@ -206,6 +207,7 @@ def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
         max_voters=as_int(max_voters) if max_voters else None,
         audience=as_str(item.get(schema.AUDIENCE), "anyone"),
         version=as_int(item.get(schema.VERSION)),
+        resets=as_int(item.get(schema.RESETS)),
     )
 
 
@@ -218,6 +220,7 @@ def voter_item(change: values.VoteChange, *, rev: int, now: str) -> dict[str, An
         **schema.voter_key(change.poll.id, change.voter),
         schema.VOTER: {"S": change.voter},
         schema.REV: {"N": str(rev)},
+        schema.EPOCH: {"N": str(change.poll.resets)},
         schema.UPDATED_AT: {"S": now},
     }
     if change.record_option:
@@ -235,6 +238,7 @@ def voter_record_from_item(item: dict[str, Any] | None) -> values.VoterRecord:
         option=optional_str(item.get(schema.OPTION)),
         rev=as_int(item.get(schema.REV)),
         picks=frozenset(item.get(schema.PICKS, {}).get("SS", [])),
+        epoch=as_int(item.get(schema.EPOCH)),
     )
 
 
@@ -246,6 +250,11 @@ def voter_from_item(item: dict[str, Any]) -> str:
 def poll_id_from_voter_item(item: dict[str, Any]) -> str:
     """The poll of a voter record, from its `P#<poll>` partition key."""
     return item[schema.PK]["S"].removeprefix(schema.POLL_PK_PREFIX)
+
+
+def is_poll_item(item: dict[str, Any]) -> bool:
+    """Whether an item is a poll's registry item."""
+    return item[schema.PK]["S"] == schema.POLL_REGISTRY_PK
 
 
 def is_voter_item(item: dict[str, Any]) -> bool:
@@ -283,4 +292,30 @@ def reply_from_item(item: dict[str, Any]) -> values.StoredReply:
         choice=optional_str(item.get(schema.OPTION)),
         previous=optional_str(item.get(schema.PREVIOUS)),
         counted=as_bool(item.get(schema.COUNTED)),
+    )
+
+
+def poll_audit_item(audit: values.PollAudit, suffix: str) -> dict[str, Any]:
+    """A poll's audit item: the reset or deletion, who made it, why, and the totals it removed."""
+    return {
+        **schema.poll_audit_key(audit.poll, audit.at, suffix),
+        schema.ACTION: {"S": audit.action},
+        schema.ACTOR: {"S": audit.actor},
+        schema.REASON: {"S": audit.reason},
+        schema.OLD_VERSION: {"N": str(audit.old_version)},
+        schema.TOTALS: {"M": {option: {"N": str(value)} for option, value in audit.totals.items()}},
+        schema.CREATED_AT: {"S": audit.at},
+    }
+
+
+def poll_audit_from_item(poll_id: str, item: dict[str, Any]) -> values.PollAudit:
+    """Build a values.PollAudit from its item."""
+    return values.PollAudit(
+        poll=poll_id,
+        action=as_str(item.get(schema.ACTION)),
+        at=as_str(item.get(schema.CREATED_AT)),
+        actor=as_str(item.get(schema.ACTOR)),
+        reason=as_str(item.get(schema.REASON)),
+        old_version=as_int(item.get(schema.OLD_VERSION)),
+        totals={option: as_int(value) for option, value in item.get(schema.TOTALS, {}).get("M", {}).items()},
     )

@@ -40,6 +40,9 @@ REVEALED = "revealed"
 CLOSES_AT = "closes_at"
 MAX_VOTERS = "max_voters"
 AUDIENCE = "audience"
+RESETS = "resets"
+TOTALS = "totals"  # a poll's audit item: each option's total before the reset or deletion
+ACTION = "action"
 # A reset's audit item.
 ACTOR = "actor"
 REASON = "reason"
@@ -186,6 +189,11 @@ def poll_pk(poll_id: str) -> str:
 def voter_key(poll_id: str, voter: str) -> dict[str, Any]:
     """Key of a voter's record in a poll."""
     return {PK: {"S": poll_pk(poll_id)}, SK: {"S": f"{VOTER_SK_PREFIX}{voter}"}}
+
+
+def poll_audit_key(poll_id: str, at: str, suffix: str) -> dict[str, Any]:
+    """Key of a poll's audit item (a reset or the deletion), sorted by time in the poll's partition."""
+    return {PK: {"S": poll_pk(poll_id)}, SK: {"S": f"{RESET_SK_PREFIX}{at}#{suffix}"}}
 
 
 def tally_key(poll_id: str) -> dict[str, Any]:

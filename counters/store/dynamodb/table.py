@@ -292,6 +292,17 @@ class Table:
         """An Update of a transaction, under `condition` if given."""
         return {"Update": self._entry({"Key": key, "UpdateExpression": update}, condition, names, values)}
 
+    def delete_entry(
+        self,
+        key: dict[str, Any],
+        *,
+        condition: str | None = None,
+        names: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A Delete of a transaction, under `condition` if given."""
+        return {"Delete": self._entry({"Key": key}, condition, names, values)}
+
     def check_entry(
         self,
         key: dict[str, Any],

@@ -61,7 +61,9 @@ class VoteMemory:
         """Remember the voter's record as a committed change from `record` left it."""
         if change.counted:
             with self._lock:
-                after = VoterRecord(change.record_option, record.rev + 1, change.picks or frozenset())
+                after = VoterRecord(
+                    change.record_option, record.rev + 1, change.picks or frozenset(), change.poll.resets
+                )
                 self._remember(change.poll.id, change.voter, after)
 
     def forget(self, poll_id: str, voter: str) -> None:

@@ -51,7 +51,11 @@ THROTTLED_REASONS = frozenset({"ThrottlingError", "ProvisionedThroughputExceeded
 
 # Open: not closed by staff, and its closing time (stored to the second in UTC, as now_iso's times,
 # so the strings compare as the times do) not reached.
-POLL_OPEN = "attribute_exists(#pk) AND #closed = :false AND (attribute_not_exists(#closes) OR #closes > :now)"
+POLL_OPEN = (
+    "attribute_exists(#pk) AND #closed = :false AND (attribute_not_exists(#closes) OR #closes > :now)"
+    # Not reset since the vote was decided (a poll from before resets existed has none).
+    " AND (attribute_not_exists(#resets) OR #resets = :resets)"
+)
 VOTER_UNCHANGED_NEW = "attribute_not_exists(#pk)"
 VOTER_UNCHANGED = "#rev = :rev"
 ADD_VOTE = "SET #value = if_not_exists(#value, #start) + :one, #updated = :now ADD #version :one"
@@ -76,23 +80,50 @@ def voter_record(table: Table, poll_id: str, voter: str) -> VoterRecord:
 
 
 def voter_choices(table: Table, voter: str, poll_ids: list[str]) -> dict[str, str]:
-    """A voter's choice in each of several polls (polls without a vote are left out)."""
-    keys = [schema.voter_key(poll_id, voter) for poll_id in dict.fromkeys(poll_ids)]
+    """A voter's choice in each of several polls (polls without a vote, or reset since, are left out)."""
+    unique = list(dict.fromkeys(poll_ids))
+    keys = [schema.voter_key(poll_id, voter) for poll_id in unique]
+    keys += [schema.poll_registry_key(poll_id) for poll_id in unique]
+    found = table.batch_get(keys)
+    resets = {
+        item[schema.SK]["S"]: as_int(item.get(schema.RESETS)) for item in found if items.is_poll_item(item)
+    }
     choices: dict[str, str] = {}
-    for item in table.batch_get(keys):
-        if option := optional_str(item.get(schema.OPTION)):
-            choices[items.poll_id_from_voter_item(item)] = option
+    for item in found:
+        if items.is_poll_item(item) or not (option := optional_str(item.get(schema.OPTION))):
+            continue
+        poll_id = items.poll_id_from_voter_item(item)
+        if as_int(item.get(schema.EPOCH)) == resets.get(poll_id, 0):
+            choices[poll_id] = option
     return choices
+
+
+def voter_picks(table: Table, voter: str, poll_id: str) -> frozenset[str]:
+    """The options a voter holds in a poll (none if the record is from before the poll's last reset)."""
+    found = table.batch_get([schema.poll_registry_key(poll_id), schema.voter_key(poll_id, voter)])
+    poll = next((items.poll_from_item(item) for item in found if items.is_poll_item(item)), None)
+    record = next((item for item in found if not items.is_poll_item(item)), None)
+    if poll is None or record is None:
+        return frozenset()
+    held = items.voter_record_from_item(record).in_poll(poll)
+    return held.picks or frozenset(filter(None, [held.option]))
 
 
 def poll_voters(table: Table, poll_id: str) -> dict[str, str]:
     """Every voter holding a vote in a poll, with their option (one Query of the poll's partition)."""
+    resets = get_resets(table, poll_id)
     voters = {}
     for item in table.query_all(schema.poll_pk(poll_id)):
         option = optional_str(item.get(schema.OPTION))
-        if items.is_voter_item(item) and option:
+        if items.is_voter_item(item) and option and as_int(item.get(schema.EPOCH)) == resets:
             voters[items.voter_from_item(item)] = option
     return voters
+
+
+def get_resets(table: Table, poll_id: str) -> int:
+    """How many times a poll's votes were reset (0 for an unknown poll)."""
+    item = table.get_item(schema.poll_registry_key(poll_id))
+    return as_int(item.get(schema.RESETS)) if item else 0
 
 
 def stored_reply(table: Table, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
@@ -211,7 +242,8 @@ class VoteAttempts:
             found = self.reads(self.ballot.poll_id, self.ballot.voter, self.ballot.claim)
             if self.memory is not None:
                 self.memory.read(found.poll, self.ballot.voter, found.record)
-        return found
+        # A record from before the poll's last reset holds no vote (its rev still guards the write).
+        return VoteBasis(found.poll, found.record.in_poll(found.poll))
 
     def decide(self, basis: VoteBasis) -> VoteChange:
         """The change the vote makes from `basis`; refused if the poll is closed or lacks the option."""
@@ -328,7 +360,7 @@ def add_counted_change(
 ) -> None:
     """The poll still open, the voter's new record, +1 on the new option and -1 (floor 0) on the old."""
     poll_id = change.poll.id
-    transaction.add("poll", poll_open_check(table, poll_id))
+    transaction.add("poll", poll_open_check(table, change.poll))
     unchanged = voter_unchanged(record)
     voter_put = table.put_entry(
         items.voter_item(change, rev=record.rev + 1, now=now),
@@ -390,13 +422,18 @@ def voter_unchanged(record: VoterRecord) -> VoterUnchanged:
     return VoterUnchanged(VOTER_UNCHANGED_NEW, {"#pk": schema.PK}, None)
 
 
-def poll_open_check(table: Table, poll_id: str) -> dict[str, Any]:
-    """Refuse the vote if the poll was closed (or removed) since we read it."""
+def poll_open_check(table: Table, poll: PollDefinition) -> dict[str, Any]:
+    """Refuse the vote if the poll was closed, reset or removed since we read it."""
     return table.check_entry(
-        schema.poll_registry_key(poll_id),
+        schema.poll_registry_key(poll.id),
         condition=POLL_OPEN,
-        names={"#pk": schema.PK, "#closed": schema.CLOSED, "#closes": schema.CLOSES_AT},
-        values={":false": {"BOOL": False}, ":now": {"S": now_iso()}},
+        names={
+            "#pk": schema.PK,
+            "#closed": schema.CLOSED,
+            "#closes": schema.CLOSES_AT,
+            "#resets": schema.RESETS,
+        },
+        values={":false": {"BOOL": False}, ":now": {"S": now_iso()}, ":resets": {"N": str(poll.resets)}},
     )
 
 

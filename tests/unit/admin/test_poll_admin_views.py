@@ -96,3 +96,79 @@ def test_staff_without_poll_permissions_is_refused(client, demo_store):
     client.logout()
     assert client.post(f"{LIST}deploy/closed/", {"closed": "1"}).status_code == 302
     assert demo_store.get_poll("deploy").closed is False
+
+
+@pytest.mark.django_db
+def test_create_a_rating_with_hidden_results_then_reveal_them(manager, store):
+    data = {
+        "poll_id": "talk",
+        "question": "Rate the talk",
+        "kind": "rating",
+        "results": "revealed",
+        "closes_at": "2099-01-01 18:00",
+        "max_voters": "300",
+        "audience": "users",
+    }
+    response = manager.post(f"{LIST}add/", data, follow=True)
+    assert response.redirect_chain == [(f"{LIST}talk/", 302)]
+    poll = store.get_poll("talk")
+    assert [o.id for o in poll.options] == ["1", "2", "3", "4", "5"]
+    assert (poll.kind, poll.results, poll.closes_at, poll.max_voters, poll.audience) == (
+        "rating",
+        "revealed",
+        "2099-01-01T18:00:00+00:00",
+        300,
+        "users",
+    )
+    store.cast_vote("talk", voter="user:1", option="4")
+    page = manager.get(f"{LIST}talk/").content.decode()
+    assert f"Join code <strong>{poll.code}</strong>" in page
+    assert 'href="/api/polls/talk/results.csv"' in page and "counters/live.js" in page
+    assert 'data-value="1" data-counter="talk.4"' in page  # staff see the hidden totals, kept live
+    revealed = manager.post(f"{LIST}talk/control/", {"action": "reveal"}, follow=True).content.decode()
+    assert "results are now revealed" in revealed and "Hide the results" in revealed
+    assert store.get_poll("talk").revealed is True
+
+
+@pytest.mark.django_db
+def test_reset_and_delete_a_poll_at_the_version_shown_with_a_reason(manager, store):
+    import re
+
+    manager.post(f"{LIST}add/", {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nSalad"})
+    store.cast_vote("lunch", voter="v1", option="soup")
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    store.set_poll_closed("lunch", closed=True)  # the poll moves on after the page was shown
+    stale = manager.post(f"{LIST}lunch/reset/", {"shown": shown, "reason": "rehearsal"}, follow=True)
+    assert "Nothing was changed" in stale.content.decode() and store.get("lunch.soup").value == 1
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    done = manager.post(f"{LIST}lunch/reset/", {"shown": shown, "reason": "rehearsal"}, follow=True)
+    assert "votes were reset" in done.content.decode() and store.get("lunch.soup").value == 0
+    assert [(a.action, a.actor, a.reason, a.totals) for a in store.poll_audit("lunch")] == [
+        ("reset", "ann", "rehearsal", {"soup": 1, "salad": 0})
+    ]
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    gone = manager.post(f"{LIST}lunch/delete/", {"shown": shown, "reason": "done"}, follow=True)
+    assert gone.redirect_chain[-1] == (LIST, 302) and "Poll lunch was deleted." in gone.content.decode()
+    assert store.list_polls() == [] and store.poll_audit("lunch")[0].action == "delete"
+
+
+@pytest.mark.django_db
+def test_edit_the_question_and_labels_until_the_first_vote(manager, store):
+    import re
+
+    manager.post(f"{LIST}add/", {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nSalad"})
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    edit = {"shown": shown, "question": "Lunch today?", "label-soup": "Tomato soup", "label-salad": "Salad"}
+    assert "was edited" in manager.post(f"{LIST}lunch/edit/", edit, follow=True).content.decode()
+    poll = store.get_poll("lunch")
+    assert (poll.question, poll.options[0].label, poll.version) == ("Lunch today?", "Tomato soup", 1)
+    store.cast_vote("lunch", voter="v1", option="soup")
+    page = manager.get(f"{LIST}lunch/").content.decode()
+    assert 'id="edit-form"' not in page
+    shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
+    late = manager.post(f"{LIST}lunch/edit/", {**edit, "shown": shown, "question": "Late?"}, follow=True)
+    assert "locked" in late.content.decode() and store.get_poll("lunch").question == "Lunch today?"

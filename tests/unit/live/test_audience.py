@@ -5,12 +5,14 @@ staff socket's user is put in its scope, where the route's auth middleware leave
 from __future__ import annotations
 
 import contextlib
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from counters import services
+from counters.domain.poll_rules import closing_time
 from counters_site.asgi import application
 from tests.support.live import ALLOWED_ORIGIN, WS_PATH
 
@@ -86,3 +88,36 @@ async def test_hidden_totals_reach_staff_sockets_only_until_revealed(demo_store)
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v3", option="a")
         assert secret_numbers(await frames_until_quiet(audience)) == []
         assert 3 in secret_numbers(await frames_until_quiet(staff))
+
+
+async def test_a_poll_closing_on_its_timer_pushes_its_totals_to_the_audience(demo_store):
+    closes_at = closing_time(datetime.now(UTC) + timedelta(seconds=3))
+    async with socket() as audience:
+        await audience.receive_json_from(timeout=10)
+        await sync_to_async(services.poll_create)(
+            poll_id=POLL,
+            question="Secret?",
+            options=[("a", "A"), ("b", "B")],
+            results="closed",
+            closes_at=closes_at,
+        )
+        await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="a")
+        before = await frames_until_quiet(audience)
+        assert before and secret_numbers(before) == []
+        after = await frames_until_quiet(audience, quiet=4)
+        poll = next(p for f in after if f["type"] == "catalog" for p in f["polls"] if p["id"] == POLL)
+        assert poll["closed"] is True and [o["votes"] for o in poll["options"]] == [1, 0]
+
+
+async def test_a_poll_filling_its_voters_pushes_its_totals_to_the_audience(demo_store):
+    async with socket() as audience:
+        await audience.receive_json_from(timeout=10)
+        await sync_to_async(services.poll_create)(
+            poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="closed", max_voters=2
+        )
+        await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="a")
+        assert secret_numbers(await frames_until_quiet(audience)) == []
+        await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v2", option="b")
+        frames = await frames_until_quiet(audience)
+        poll = next(p for f in frames if f["type"] == "catalog" for p in f["polls"] if p["id"] == POLL)
+        assert poll["closed"] is True and [o["votes"] for o in poll["options"]] == [1, 1]

@@ -498,6 +498,9 @@ def test_multiple_choice_adds_and_removes_one_pick_at_a_time_up_to_max_picks(any
     any_store.cast_vote("lang", voter="v2", option="go", picked=False)
     assert any_store.voter_counts(["lang"]) == {"lang": 1}
     assert any_store.voter_choices("v1", ["lang"]) == {"lang": "go"}
+    assert (
+        any_store.voter_picks("v1", "lang") == {"go", "rs"} and any_store.voter_picks("v9", "lang") == set()
+    )
     with pytest.raises(InvalidInput, match="pick"):
         any_store.cast_vote("lang", voter="v1", option="py")
 
@@ -531,6 +534,76 @@ def test_concurrent_picks_with_resent_keys_count_each_pick_exactly_once(store):
         list(pool.map(lambda step: click(*step), plan[len(voters) * 3 :]))
     assert totals(store) == {"a": 12, "b": 6, "c": 12, "d": 0}
     assert store.voter_counts(["lang"]) == {"lang": 12}
+
+
+def test_a_poll_reset_at_the_version_seen_zeroes_it_with_an_audit_record(any_store):
+    any_store.create_poll(lang_poll(kind="multi", max_picks=2))
+    any_store.cast_vote("lang", voter="v1", option="py", picked=True)
+    any_store.cast_vote("lang", voter="v1", option="go", picked=True)
+    any_store.cast_vote("lang", voter="v2", option="go", picked=True)
+    any_store.set_poll_revealed("lang", revealed=True)
+    with pytest.raises(VersionConflict) as seen:
+        any_store.reset_poll("lang", expected_version=0, actor="ann", reason="test run")
+    assert seen.value.current.version == 1
+    reset = any_store.reset_poll("lang", expected_version=1, actor="ann", reason="test run")
+    assert (reset.version, reset.resets) == (2, 1)
+    assert totals(any_store) == {"py": 0, "go": 0}
+    assert any_store.voter_counts(["lang"]) == {"lang": 0}
+    assert any_store.voter_choices("v1", ["lang"]) == {} and any_store.poll_voters("lang") == {}
+    assert any_store.voter_picks("v1", "lang") == set()
+    [audit] = any_store.poll_audit("lang")
+    assert (audit.action, audit.actor, audit.reason, audit.old_version, audit.totals) == (
+        "reset",
+        "ann",
+        "test run",
+        1,
+        {"py": 1, "go": 2},
+    )
+    # Every voter starts again: picks held before the reset are gone, so they can be picked anew.
+    assert any_store.cast_vote("lang", voter="v1", option="py", picked=True).counted is True
+    assert any_store.cast_vote("lang", voter="v1", option="go", picked=True).counted is True
+    assert totals(any_store) == {"py": 1, "go": 1}
+    assert any_store.voter_counts(["lang"]) == {"lang": 1}
+
+
+def test_a_single_choice_voter_votes_again_after_a_reset(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py")
+    any_store.reset_poll("lang", expected_version=0, actor="ann", reason="again")
+    assert any_store.cast_vote("lang", voter="v1", option="py").counted is True
+    assert any_store.cast_vote("lang", voter="v1", option="go").previous == "py"
+    assert totals(any_store) == {"py": 0, "go": 1}
+
+
+def test_a_poll_deleted_at_the_version_seen_leaves_only_its_audit_record(any_store):
+    poll = any_store.create_poll(lang_poll())
+    any_store.cast_vote("lang", voter="v1", option="py")
+    with pytest.raises(VersionConflict):
+        any_store.delete_poll("lang", expected_version=3, actor="ann", reason="typo")
+    any_store.delete_poll("lang", expected_version=0, actor="ann", reason="typo")
+    assert any_store.list_polls() == [] and "lang.py" not in any_store.counter_names()
+    with pytest.raises(UnknownCounter):
+        any_store.poll_by_code(poll.code)
+    [audit] = any_store.poll_audit("lang")
+    assert (audit.action, audit.totals) == ("delete", {"py": 1, "go": 0})
+    assert any_store.create_poll(lang_poll()).id == "lang"  # the id and code are free again
+
+
+def test_question_and_labels_are_edited_until_the_first_vote(any_store):
+    any_store.create_poll(lang_poll())
+    edited = any_store.edit_poll("lang", expected_version=0, question="Which one?", labels={"py": "Python"})
+    assert (edited.question, [o.label for o in edited.options], edited.version) == (
+        "Which one?",
+        ["Python", "GO"],
+        1,
+    )
+    assert any_store.get_poll("lang") == edited and any_store.get("lang.py").title == "Which one? — Python"
+    with pytest.raises(VersionConflict):
+        any_store.edit_poll("lang", expected_version=0, question="Stale?", labels={})
+    any_store.cast_vote("lang", voter="v1", option="go")
+    with pytest.raises(Conflict, match="locked"):
+        any_store.edit_poll("lang", expected_version=1, question="Late?", labels={})
+    assert any_store.get_poll("lang").question == "Which one?"
 
 
 def test_a_poll_for_users_refuses_anonymous_voters(any_store):
