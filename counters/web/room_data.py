@@ -89,16 +89,10 @@ def room_options(poll: dict) -> tuple[RoomOption, ...]:
     )
 
 
-def picks_of(choice: object) -> tuple[str, ...]:
-    """A voter's picks, whether the store answers one option or several."""
-    if not choice:
-        return ()
-    return (choice,) if isinstance(choice, str) else tuple(choice)
-
-
 def room_view(poll: PollDefinition, *, staff: bool, voter: str) -> RoomView:
     """The poll as the API shows this asker (totals only where visible to them), with the voter's picks."""
-    picks = picks_of(selectors.voter_choices(voter=voter, poll_ids=[poll.id]).get(poll.id))
+    held = selectors.voter_picks(voter=voter, poll_id=poll.id)
+    picks = tuple(option.id for option in poll.options if option.id in held)
     totals = selectors.poll_totals_for([poll])[0]
     shown = selectors.poll_for_asker(totals, staff=staff, has_voted=bool(picks))
     return RoomView(poll=shown, options=room_options(shown), picks=picks)

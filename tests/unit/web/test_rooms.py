@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -123,3 +124,16 @@ def test_the_audience_page_sets_the_voter_cookie_and_the_box_does_not(client, me
     poll = make_poll(memory_store)
     assert "counters_voter" not in client.get("/p").cookies
     assert "counters_voter" in client.get(f"/p/{poll.code}").cookies
+
+
+@pytest.mark.django_db
+def test_a_multiple_choice_voter_finds_every_pick_marked_again(client, memory_store):
+    poll = make_poll(memory_store, kind="multi", max_picks=2)
+    client.get(f"/p/{poll.code}")
+    for option in ("red", "blue"):
+        body = json.dumps({"option": option, "picked": True})
+        answer = client.post(f"/api/polls/{poll.id}/vote", body, content_type="application/json")
+        assert answer.status_code == 200
+    html = client.get(f"/p/{poll.code}").content.decode()
+    assert 'data-picks="red blue"' in html
+    assert html.count('aria-pressed="true"') == 2
