@@ -1,5 +1,5 @@
 """`python -m bench NAME...`: all, store, views, servers, beacon, workers, votes, before, cost, exactness,
-fanout, streams, profile.
+fanout, streams, room, profile.
 
 Add `--quick` for tiny bounded runs.
 """
@@ -31,6 +31,7 @@ SCENARIOS = (
     "exactness",
     "fanout",
     "streams",
+    "room",
     "profile",
 )
 

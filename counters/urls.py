@@ -5,7 +5,7 @@ from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.web import api, badges, csv_api, health, pages, poll_api, site_api, site_page, vote_api
+from counters.web import api, badges, csv_api, health, pages, poll_api, rooms, site_api, site_page, vote_api
 
 app_name = "counters"
 TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
@@ -38,6 +38,12 @@ urlpatterns += [
     path("api/counters/<str:name>/sources", site_api.counter_sources, name="api-counter-sources"),
     path("api/counters/<str:name>/sources.csv", site_api.counter_sources_csv, name="api-counter-sources-csv"),
     path("site/pages/<str:name>/", site_page.page_view, name="site-page"),
+]
+# Rooms (docs/rooms.md): a poll's join address for the audience, and its present mode for staff.
+urlpatterns += [
+    path("p", rooms.enter, name="room-enter"),
+    path("p/<str:code>", rooms.audience, name="room"),
+    path("p/<str:code>/present", rooms.present, name="room-present"),
 ]
 # For load balancers and Prometheus (docs/operations.md): never counted, never setting a cookie.
 urlpatterns += [

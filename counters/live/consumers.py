@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from counters.domain.names import DASHBOARD_COUNTER, validate_counter_name
+from counters.domain.names import DASHBOARD_COUNTER, validate_counter_name, validate_slug
 from counters.domain.visitors import visit_day
 from counters.exceptions import InvalidInput, StoreUnavailable
 from counters.live.audience import audience_view, socket_is_staff
@@ -21,6 +21,8 @@ logger = logging.getLogger(__name__)
 
 # 4000 + 404: the page named in `?page=` is no registered view counter; reconnect without it.
 CLOSE_UNKNOWN_PAGE = 4404
+# A poll's audience page (/p/<code>) counts its viewers under `room:<poll>` (':' is in no counter name).
+ROOM_PAGE_PREFIX = "room:"
 
 
 def page_asked(scope: dict) -> str | None:
@@ -30,18 +32,31 @@ def page_asked(scope: dict) -> str | None:
         return None
     if len(pages) != 1:
         raise InvalidInput("A socket shows one page.")
+    if pages[0].startswith(ROOM_PAGE_PREFIX):
+        validate_slug(pages[0].removeprefix(ROOM_PAGE_PREFIX), what="poll id")
+        return pages[0]
     return validate_counter_name(pages[0])
 
 
 def is_view_counter(counters: list[dict], name: str) -> bool:
-    """Whether a snapshot lists `name` as a counter of views (a page), or it is the dashboard.
+    """Whether a snapshot lists `name` as a counter of views (a page), as a poll's audience page, or it is
+    the dashboard.
 
     The dashboard counts as viewed even on a table without its counter: "dashboards open" is its number.
     """
     if name == DASHBOARD_COUNTER:
         return True
+    if name.startswith(ROOM_PAGE_PREFIX):
+        options = name.removeprefix(ROOM_PAGE_PREFIX) + "."
+        return any(counter["name"].startswith(options) for counter in counters)
     return any(counter["name"] == name and counter["kind"] == "views" for counter in counters)
 
+
+
+def today_key() -> str:
+    """The key of the site's day now (its TIME_ZONE), as the counters' visitors of today carry it."""
+    clock = runtime().part("clock")
+    return visit_day(clock.time(), clock.zone).key
 
 class DashboardConsumer(AsyncJsonWebsocketConsumer):
     """Push counter totals and viewing-now counts to one open page; the page sends nothing."""
@@ -132,7 +147,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
             {
                 "type": "snapshot",
                 "counters": counters if self.staff else audience_view().counters(counters),
-                "day": visit_day(runtime().part("clock").time()).key,
+                "day": today_key(),
                 "open": len(self.fanout),
                 "viewing": viewing,
                 "heartbeat": self.fanout.heartbeat_seconds(),

@@ -34,7 +34,8 @@ logger = logging.getLogger(__name__)
 
 def read_visitors(names: list[str]) -> tuple[str, dict[str, int]]:
     """Today's key and the unique visitors of each of `names` today (0 for none)."""
-    day = visit_day(runtime().part("clock").time())
+    clock = runtime().part("clock")
+    day = visit_day(clock.time(), clock.zone)
     found = get_store().visitors_on(names, day=day)
     return day.key, {name: found.get(name, 0) for name in names}
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from counters.background.tally_writer import tally_writer
+from counters.domain.clock import days_up_to
 from counters.domain.names import validate_counter_name
 from counters.domain.page_rules import PAGES_GROUP, SITE, PageBudget, sources_group
-from counters.domain.visitors import visit_day
+from counters.domain.visitors import VisitDay, visit_day
 from counters.exceptions import InvalidInput
 from counters.runtime import runtime
 from counters.store import get_store
 
-DAY_SECONDS = 86400
 MAX_DAYS = 90
 TOP = 10
 
@@ -62,8 +62,9 @@ def day_keys(*, days: int, now: float | None = None) -> list[str]:
     """Keys of the last `days` days (1 to 90), today last; InvalidInput outside that range."""
     if not 1 <= days <= MAX_DAYS:
         raise InvalidInput(f"days is a whole number from 1 to {MAX_DAYS}.")
-    now = runtime().part("clock").time() if now is None else now
-    return [visit_day(now - DAY_SECONDS * back).key for back in range(days - 1, -1, -1)]
+    clock = runtime().part("clock")
+    now = clock.time() if now is None else now
+    return [VisitDay(day).key for day in days_up_to(now, clock.zone, count=days)]
 
 
 def tally_rows(group: str, *, days: list[str]) -> dict[tuple[str, str], int]:
@@ -96,7 +97,8 @@ def site_summary(*, now: float | None = None) -> SiteSummary:
     sources = tuple(
         Ranked(source, views) for source, views in ranked(tally_rows(sources_group(SITE), days=days))
     )
-    day = visit_day(runtime().part("clock").time() if now is None else now)
+    clock = runtime().part("clock")
+    day = visit_day(clock.time() if now is None else now, clock.zone)
     visitors = get_store().visitors_on([SITE], day=day).get(SITE, 0)
     return SiteSummary(day=days[-1], visitors_today=visitors, top_pages=pages, top_sources=sources)
 

@@ -14,6 +14,7 @@ from counters.background.tally_writer import tally_writer
 from counters.domain.names import DASHBOARD_COUNTER
 from counters.domain.page_rules import PAGES_GROUP, SITE, sources_group
 from counters.domain.visitors import visit_day
+from counters.runtime import runtime
 
 
 def site_tally(*, name: str, source: str | None, at: float | None = None) -> None:
@@ -24,4 +25,4 @@ def site_tally(*, name: str, source: str | None, at: float | None = None) -> Non
     tallies = [(PAGES_GROUP, name)]
     if source is not None:
         tallies += [(sources_group(name), source), (sources_group(SITE), source)]
-    tally_writer().record(visit_day(time.time() if at is None else at), tallies)
+    tally_writer().record(visit_day(time.time() if at is None else at, runtime().part("clock").zone), tallies)

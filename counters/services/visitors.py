@@ -126,7 +126,7 @@ class VisitorBook:
 
     def known(self, *, name: str, client: Client, at: float | None = None) -> bool:
         """Whether this process counted the client today as a visitor of `name` and of the site (no I/O)."""
-        day = visit_day(time.time() if at is None else at)
+        day = visit_day(time.time() if at is None else at, self.zone)
         with self._lock:
             salt = self._salt
         if salt is None or salt[0] != day.key:

@@ -89,7 +89,11 @@
     return source.indexOf("utm:") === 0 ? source.slice(4) + " (utm_source)" : source;
   }
 
-  /* ---- the site's chart: views per hour, last 24 hours ---- */
+  /* ---- the site's chart: views per hour, last 24 hours, in the site's time zone ---- */
+  function hourLabel(chart, start) {
+    return new Date(start * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", timeZone: chart.zone });
+  }
+
   function drawChart(svg, chart) {
     var width = Math.max(240, Math.round(svg.getBoundingClientRect().width || 600));
     var height = 144, bottom = 18, top = 14;
@@ -113,7 +117,7 @@
       var label = document.createElementNS(SVG_NS, "text");
       label.setAttribute("x", (i * col).toFixed(1));
       label.setAttribute("y", height - 4);
-      label.textContent = new Date(chart.starts[i] * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      label.textContent = hourLabel(chart, chart.starts[i]);
       svg.appendChild(label);
     });
     var peak = document.createElementNS(SVG_NS, "text");
@@ -146,12 +150,13 @@
     function show() {
       var sum = drawChart(svg, chart);
       if (total) total.textContent = format(sum);
-      if (summary) summary.textContent = format(sum) + " views of the whole site in the last 24 hours.";
+      if (summary) summary.textContent = format(sum) + " views of the whole site in the last 24 hours. Times in " + chart.zone + ".";
     }
     function load() {
       getJSON(panel.getAttribute("data-history-url") + "?window=24h&step=1h").then(function (data) {
         chart = {
           bucket: data.bucket_seconds,
+          zone: data.time_zone || "UTC",
           starts: data.points.map(function (p) { return Date.parse(p.start) / 1000; }),
           counts: data.points.map(function (p) { return p.count; })
         };

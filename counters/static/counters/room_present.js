@@ -1,0 +1,142 @@
+/* Present mode (/p/<code>/present, staff): live bars, counts and shares of one poll, its voters and the people
+ * on its audience page now, and the presenter's controls, by button or key: R reveal or hide results, C close
+ * or reopen (POST /api/polls/<poll>/control with the CSRF token), N or → next poll, P or ← previous, F full
+ * screen. Keys typed into a field or with Ctrl, Alt or Meta held are left to the browser. The voter count
+ * is read again (at most once a second) after this poll's totals move. Needs live.js and room_common.js. */
+(function () {
+  "use strict";
+
+  var room = document.querySelector('[data-room="present"]');
+  var R = window.RoomPoll;
+  if (!room || !R) return;
+
+  var VOTERS_EVERY_MS = 1000;
+  var busy = false;
+  var votersDue = null;
+
+  function flag(name) {
+    return room.getAttribute(name) === "true";
+  }
+
+  function resultsState(poll) {
+    var results = room.getAttribute("data-results");
+    if (results === "always") return "Results shown";
+    if (results === "voted") return "Results after voting";
+    if (results === "closed") return poll.closed ? "Results shown (closed)" : "Results when closed";
+    return poll.revealed ? "Results revealed" : "Results hidden";
+  }
+
+  function button(action) {
+    return room.querySelector('button[data-action="' + action + '"]');
+  }
+
+  function label(action, text, key) {
+    var node = button(action);
+    node.textContent = text + " ";
+    var kbd = document.createElement("kbd");
+    kbd.textContent = key;
+    node.appendChild(kbd);
+  }
+
+  /* The poll's state as the server sent it: open or closed, revealed, closing time, voters, totals. */
+  function applyPoll(poll) {
+    if (!poll) return;
+    if (typeof poll.version === "number" && poll.version < Number(room.getAttribute("data-version"))) return;
+    if (typeof poll.version === "number") room.setAttribute("data-version", String(poll.version));
+    room.setAttribute("data-closed", poll.closed ? "true" : "false");
+    room.setAttribute("data-revealed", poll.revealed ? "true" : "false");
+    if ("closes_at" in poll) room.setAttribute("data-closes-at", poll.closes_at || "");
+    room.querySelector("[data-state-open]").textContent = poll.closed ? "Closed" : "Open";
+    room.querySelector("[data-state-results]").textContent = resultsState(poll);
+    label("visibility", poll.revealed ? "Hide results" : "Reveal results", "R");
+    label("open", poll.closed ? "Reopen" : "Close", "C");
+    if (typeof poll.voters === "number") room.querySelector("[data-voters]").textContent = window.LiveCounters ? window.LiveCounters.format(poll.voters) : String(poll.voters);
+    R.offerTotals(poll);
+    R.draw(room);
+    tick();
+  }
+
+  function readVotersSoon() {
+    if (votersDue !== null) return;
+    votersDue = window.setTimeout(function () {
+      R.fetchPoll(room).then(applyPoll).catch(function () {}).then(function () { votersDue = null; });
+    }, VOTERS_EVERY_MS);
+  }
+
+  var SAID = {
+    reveal: "Results revealed to the audience.",
+    hide: "Results hidden from the audience.",
+    close: "Poll closed.",
+    reopen: "Poll reopened."
+  };
+
+  function control(action) {
+    if (busy) return;
+    busy = true;
+    R.setStatus(room, "Working…", "busy");
+    R.send(room, room.getAttribute("data-control-url"), "POST", { action: action })
+      .then(function (result) {
+        if (result.ok) {
+          applyPoll(result.body.poll || result.body);
+          R.setStatus(room, SAID[action], "ok");
+          return;
+        }
+        R.setStatus(room, (result.body && result.body.detail) || "That did not work. Try again.", "error");
+        return R.fetchPoll(room).then(applyPoll);
+      })
+      .catch(function () { R.setStatus(room, "No connection: nothing changed. Try again.", "error"); })
+      .then(function () { busy = false; });
+  }
+
+  function go(which) {
+    var to = room.getAttribute(which === "next" ? "data-next" : "data-previous");
+    if (to) window.location.assign(to);
+  }
+
+  function fullScreen() {
+    if (document.fullscreenElement) document.exitFullscreen();
+    else if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen().catch(function () {});
+  }
+
+  var ACTIONS = {
+    visibility: function () { control(flag("data-revealed") ? "hide" : "reveal"); },
+    open: function () { control(flag("data-closed") ? "reopen" : "close"); },
+    next: function () { go("next"); },
+    previous: function () { go("previous"); },
+    fullscreen: fullScreen
+  };
+  var KEYS = { r: "visibility", c: "open", n: "next", arrowright: "next", p: "previous", arrowleft: "previous", f: "fullscreen" };
+
+  room.addEventListener("click", function (event) {
+    var node = event.target.closest("button[data-action]");
+    if (node && !node.disabled) ACTIONS[node.getAttribute("data-action")]();
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented) return;
+    if (event.target.closest && event.target.closest("input, textarea, select, [contenteditable]")) return;
+    var action = KEYS[event.key.toLowerCase()];
+    if (!action) return;
+    event.preventDefault();
+    var node = button(action);
+    if (!node || !node.disabled) ACTIONS[action]();
+  });
+
+  var tick = R.countdown(room, function () {
+    [400, 2000].forEach(function (ms) {
+      R.wait(ms).then(function () { return R.fetchPoll(room); }).then(applyPoll).catch(function () {});
+    });
+  });
+
+  if (window.LiveCounters) {
+    window.LiveCounters.subscribe(function (message) {
+      if (message.type === "catalog") {
+        applyPoll(R.fromCatalog(room, message));
+      } else if (R.touches(room, message)) {
+        R.draw(room);
+        readVotersSoon();
+      }
+    });
+  }
+  R.draw(room);
+})();

@@ -1,0 +1,48 @@
+"""Viewing now for a poll's audience page: its socket counts under `room:<poll>`, and only for a real poll."""
+
+from __future__ import annotations
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from counters.live.consumers import CLOSE_UNKNOWN_PAGE
+from counters.live.presence import presence
+from counters_site.asgi import application
+from tests.support.live import ALLOWED_ORIGIN, dashboard_socket, ws_path
+from tests.unit.live.test_presence import frames_until
+
+
+async def test_audience_sockets_count_under_their_poll_and_every_socket_hears_it(demo_store):
+    async with (
+        dashboard_socket() as presenter,
+        dashboard_socket(page="room:language"),
+        dashboard_socket(page="room:language"),
+    ):
+        await frames_until(presenter, lambda now: now.get("room:language") == 2)
+        assert presence().local() == {"room:language": 2}
+    assert presence().local() == {}
+
+
+@pytest.mark.parametrize("page", ["room:no-such-poll", "room:welcome"])
+async def test_a_room_of_no_poll_is_closed_after_the_snapshot_read(demo_store, page):
+    communicator = WebsocketCommunicator(
+        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
+    )
+    connected, _ = await communicator.connect()
+    try:
+        assert connected
+        closed = await communicator.receive_output(timeout=10)
+        assert closed == {"type": "websocket.close", "code": CLOSE_UNKNOWN_PAGE}
+    finally:
+        await communicator.disconnect()
+    assert presence().local() == {}
+
+
+@pytest.mark.parametrize("page", ["room:", "room:Language", "room:a.b", "room:room:x"])
+async def test_a_malformed_room_is_refused_at_the_handshake(demo_store, page):
+    communicator = WebsocketCommunicator(
+        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
+    )
+    connected, _ = await communicator.connect()
+    await communicator.disconnect()
+    assert connected is False
