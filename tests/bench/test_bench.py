@@ -114,7 +114,7 @@ def test_plan_keeps_the_suite_order():
     assert plan(["exactness", "views"]) == ["views", "exactness"]
     assert plan(["all"]) == [
         "store", "views", "servers", "beacon", "workers", "votes", "before", "cost", "exactness",
-        "fanout", "streams", "profile",
+        "fanout", "streams", "room", "profile",
     ]  # fmt: skip
 
 
