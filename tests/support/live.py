@@ -23,10 +23,15 @@ def ws_path(page: str | None = None) -> str:
     return WS_PATH if page is None else f"{WS_PATH}?{urlencode({'page': page})}"
 
 
+def app_socket(path: str = WS_PATH, origin: str = ALLOWED_ORIGIN) -> WebsocketCommunicator:
+    """An in-process client of the app's websocket at `path`, from `origin`, not connected yet."""
+    return WebsocketCommunicator(application, path, headers=[(b"origin", origin.encode())])
+
+
 @asynccontextmanager
 async def dashboard_socket(origin: str = ALLOWED_ORIGIN, *, page: str | None = None):
     """A connected in-process dashboard websocket (showing `page`); always disconnected afterwards."""
-    communicator = WebsocketCommunicator(application, ws_path(page), headers=[(b"origin", origin.encode())])
+    communicator = app_socket(ws_path(page), origin)
     connected, _ = await communicator.connect()
     assert connected, "the dashboard websocket refused the connection"
     try:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from channels.testing import WebsocketCommunicator
 
 from counters.live.consumers import CLOSE_UNKNOWN_PAGE
 from counters.live.presence import presence
-from counters_site.asgi import application
-from tests.support.live import ALLOWED_ORIGIN, dashboard_socket, ws_path
+from tests.support.live import app_socket, dashboard_socket, ws_path
 from tests.unit.live.test_presence import frames_until
 
 
@@ -25,9 +23,7 @@ async def test_audience_sockets_count_under_their_poll_and_every_socket_hears_it
 
 @pytest.mark.parametrize("page", ["room:no-such-poll", "room:welcome"])
 async def test_a_room_of_no_poll_is_closed_after_the_snapshot_read(demo_store, page):
-    communicator = WebsocketCommunicator(
-        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
-    )
+    communicator = app_socket(ws_path(page))
     connected, _ = await communicator.connect()
     try:
         assert connected
@@ -40,9 +36,7 @@ async def test_a_room_of_no_poll_is_closed_after_the_snapshot_read(demo_store, p
 
 @pytest.mark.parametrize("page", ["room:", "room:Language", "room:a.b", "room:room:x"])
 async def test_a_malformed_room_is_refused_at_the_handshake(demo_store, page):
-    communicator = WebsocketCommunicator(
-        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
-    )
+    communicator = app_socket(ws_path(page))
     connected, _ = await communicator.connect()
     await communicator.disconnect()
     assert connected is False
