@@ -28,6 +28,25 @@ def app_socket(path: str = WS_PATH, origin: str = ALLOWED_ORIGIN) -> WebsocketCo
     return WebsocketCommunicator(application, path, headers=[(b"origin", origin.encode())])
 
 
+async def accepted(path: str) -> bool:
+    """Whether the app accepts a socket at `path` at the handshake (it is disconnected at once)."""
+    communicator = app_socket(path)
+    connected, _ = await communicator.connect()
+    await communicator.disconnect()
+    return connected
+
+
+async def first_output(path: str) -> dict:
+    """The first message the app sends a socket at `path` it accepted (asserting it accepted it)."""
+    communicator = app_socket(path)
+    connected, _ = await communicator.connect()
+    try:
+        assert connected, f"the app refused a socket at {path}"
+        return await communicator.receive_output(timeout=10)
+    finally:
+        await communicator.disconnect()
+
+
 @asynccontextmanager
 async def dashboard_socket(origin: str = ALLOWED_ORIGIN, *, page: str | None = None):
     """A connected in-process dashboard websocket (showing `page`); always disconnected afterwards."""
