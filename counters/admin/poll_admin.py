@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
@@ -16,6 +19,19 @@ from counters.exceptions import Conflict, InvalidInput, VersionConflict
 def shown_key(poll_id: str) -> str:
     """What the signed version token of a poll's page names (apart from any counter's)."""
     return f"poll:{poll_id}"
+
+
+def poll_change(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A view that changes a poll: a POST by a user who may change polls; anything else goes to its page."""
+
+    @functools.wraps(view)
+    def checked(self: PollAdmin, request: HttpRequest, poll_id: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseRedirect(self.detail_url(poll_id))
+        self.require(self.has_change_permission(request))
+        return view(self, request, poll_id)
+
+    return checked
 
 
 class PollAdmin(AdminPages):
@@ -92,11 +108,9 @@ class PollAdmin(AdminPages):
             status=status,
         )
 
+    @poll_change
     def option_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Add an option if its id is new in the poll."""
-        if request.method != "POST":
-            return HttpResponseRedirect(self.detail_url(poll_id))
-        self.require(self.has_change_permission(request))
         form = OptionForm(request.POST)
         if form.is_valid():
             data = form.cleaned_data
@@ -109,11 +123,9 @@ class PollAdmin(AdminPages):
                 return HttpResponseRedirect(self.detail_url(poll_id))
         return self.render_detail(request, poll_id, form, status=409 if form.non_field_errors() else 400)
 
+    @poll_change
     def control_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Reveal or hide the poll's totals (the presenter's control), if they are not so already."""
-        if request.method != "POST":
-            return HttpResponseRedirect(self.detail_url(poll_id))
-        self.require(self.has_change_permission(request))
         action = request.POST.get("action")
         if action not in ("reveal", "hide"):
             messages.error(request, "Say whether to reveal or hide the results.")
@@ -131,7 +143,6 @@ class PollAdmin(AdminPages):
 
     def audited_change(self, request: HttpRequest, poll_id: str, change) -> str | None:
         """Run a reset or deletion at the version the page showed; the warning to show, or None if done."""
-        self.require(self.has_change_permission(request))
         form = ResetForm(request.POST, name=shown_key(poll_id))
         if not form.is_valid():
             return "Give a reason (it is kept in the audit record) and use the page's own form."
@@ -146,21 +157,19 @@ class PollAdmin(AdminPages):
             return f"Nothing was changed: {exc.detail}"
         return None
 
+    @poll_change
     def reset_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Zero the poll's votes at the version the page showed, audited."""
-        if request.method == "POST":
-            warning = self.audited_change(request, poll_id, services.poll_reset)
-            if warning:
-                messages.warning(request, warning)
-            else:
-                messages.success(request, f"Poll {poll_id}'s votes were reset.")
+        warning = self.audited_change(request, poll_id, services.poll_reset)
+        if warning:
+            messages.warning(request, warning)
+        else:
+            messages.success(request, f"Poll {poll_id}'s votes were reset.")
         return HttpResponseRedirect(self.detail_url(poll_id))
 
+    @poll_change
     def edit_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """New question and labels at the version the page showed, until the first vote."""
-        if request.method != "POST":
-            return HttpResponseRedirect(self.detail_url(poll_id))
-        self.require(self.has_change_permission(request))
         form = PollEditForm(request.POST, name=shown_key(poll_id))
         if not form.is_valid():
             messages.error(request, "Give the question and a label for each option.")
@@ -183,10 +192,9 @@ class PollAdmin(AdminPages):
             messages.success(request, f"Poll {poll_id} was edited.")
         return HttpResponseRedirect(self.detail_url(poll_id))
 
+    @poll_change
     def delete_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Remove the poll at the version the page showed, audited."""
-        if request.method != "POST":
-            return HttpResponseRedirect(self.detail_url(poll_id))
         warning = self.audited_change(request, poll_id, services.poll_delete)
         if warning:
             messages.warning(request, warning)
@@ -196,11 +204,9 @@ class PollAdmin(AdminPages):
             reverse("admin:counters_poll_changelist", current_app=self.admin_site.name)
         )
 
+    @poll_change
     def closed_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Close the poll (it stops taking votes) or reopen it, if it is not so already."""
-        if request.method != "POST":
-            return HttpResponseRedirect(self.detail_url(poll_id))
-        self.require(self.has_change_permission(request))
         form = PollClosedForm(request.POST)
         if not form.is_valid():
             messages.error(request, "Say whether to close or reopen the poll.")

@@ -13,16 +13,14 @@ crash can lose is stated in docs/operations.md.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from zoneinfo import ZoneInfo
 
-from counters import conf
+from counters.background.batched import BatchedAdds
 from counters.domain.buckets import MINUTE, RESOLUTIONS, VIEW_DAYS
 from counters.domain.clock import day_of
 from counters.exceptions import StoreUnavailable
 from counters.runtime import runtime
-from counters.runtime.ticker import Ticker
 from counters.store import CounterStore
 
 logger = logging.getLogger(__name__)
@@ -33,21 +31,17 @@ MAX_PENDING = 20_000
 BucketRef = tuple[str, str, int]  # counter, bucket key, when the bucket expires
 
 
-class HistoryRecorder:
+class HistoryRecorder(BatchedAdds):
     """One store's tally of views per bucket in this process, flushed to it in the background."""
+
+    limit = MAX_PENDING
 
     def __init__(
         self, store: CounterStore, *, interval: float | None = None, zone: ZoneInfo | None = None
     ) -> None:
-        self._store = store
+        super().__init__(store, interval=interval, name="counters-history")
         self.zone = zone or ZoneInfo("UTC")  # whose days the day buckets are
         self._closed = False
-        self._lock = threading.Lock()
-        self._flush_lock = threading.Lock()
-        self._pending: dict[BucketRef, int] = {}
-        self._ticker = Ticker(
-            self.flush, interval=interval or conf.history_flush_seconds, name="counters-history", at_exit=True
-        )
 
     def record(self, *, name: str, count: int = 1, at: float | None = None) -> None:
         """Count `count` views of `name` at `at` (default: now) in its minute, hour and day buckets."""
@@ -62,52 +56,35 @@ class HistoryRecorder:
         refs.append((name, VIEW_DAYS.key(day), VIEW_DAYS.expires_at(day)))
         with self._lock:
             for ref in refs:
-                self._add(ref, count)
+                self._keep(ref, count)
         self._ticker.ensure_started()
 
     def pending(self) -> int:
         """Views tallied and not yet written (each view is in three buckets, counted once here)."""
         with self._lock:
-            return sum(count for (_, key, _), count in self._pending.items() if key.startswith(MINUTE.prefix))
+            return sum(count for (_, key, _), count in self._waiting.items() if key.startswith(MINUTE.prefix))
 
     def tallied(self, name: str, *, first: str, last: str) -> int:
         """Views of `name` tallied and not yet written, in the buckets keyed `first` to `last`."""
         with self._lock:
             return sum(
                 count
-                for (counter, key, _), count in self._pending.items()
+                for (counter, key, _), count in self._waiting.items()
                 if counter == name and first <= key <= last
             )
 
-    def flush(self) -> int:
-        """Write every tallied bucket with one ADD each; return how many writes were made."""
-        with self._flush_lock:
-            with self._lock:
-                pending, self._pending = self._pending, {}
-            written = 0
-            for ref, count in pending.items():
-                name, key, expires_at = ref
-                try:
-                    self._store.add_to_bucket(name, key, count, expires_at=expires_at)
-                    written += 1
-                except StoreUnavailable as exc:
-                    self._after_failure(ref, count, exc)
-            return written
+    def _write(self, ref: BucketRef, count: int) -> None:
+        """One ADD to the bucket."""
+        name, key, expires_at = ref
+        self._store.add_to_bucket(name, key, count, expires_at=expires_at)
 
-    def _after_failure(self, ref: BucketRef, count: int, exc: StoreUnavailable) -> None:
-        """Keep a refused write for the next flush; drop one whose outcome is unknown (never count twice)."""
-        if exc.refused:
-            with self._lock:
-                self._add(ref, count)
-            return
+    def _lost(self, ref: BucketRef, count: int, exc: StoreUnavailable) -> None:
+        """Log views dropped because their write may have landed."""
         logger.warning("History lost %s view(s) of %s in bucket %s: %s", count, ref[0], ref[1], exc)
 
-    def _add(self, ref: BucketRef, count: int) -> None:
-        """Add to a bucket's tally (the caller holds the lock)."""
-        if ref not in self._pending and len(self._pending) >= MAX_PENDING:
-            logger.warning("History backlog full; dropping %s view(s) of %s", count, ref[0])
-            return
-        self._pending[ref] = self._pending.get(ref, 0) + count
+    def _dropped(self, ref: BucketRef, count: int) -> None:
+        """Log views dropped because the backlog is full."""
+        logger.warning("History backlog full; dropping %s view(s) of %s", count, ref[0])
 
     def close(self) -> None:
         """Write what is tallied to its store, then stop the background thread (the store is going)."""

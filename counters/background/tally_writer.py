@@ -10,13 +10,11 @@ dropped and logged (never sent twice, never counted twice).
 from __future__ import annotations
 
 import logging
-import threading
 
-from counters import conf
+from counters.background.batched import BatchedAdds
 from counters.domain.visitors import VisitDay
 from counters.exceptions import StoreUnavailable
 from counters.runtime import runtime
-from counters.runtime.ticker import Ticker
 from counters.store import CounterStore
 
 logger = logging.getLogger(__name__)
@@ -27,17 +25,13 @@ MAX_WAITING = 20_000
 TallyRef = tuple[str, str, str, int]  # group, day key, key, expires_at
 
 
-class TallyWriter:
+class TallyWriter(BatchedAdds):
     """One store's tallies per day in this process, flushed to it in the background."""
 
+    limit = MAX_WAITING
+
     def __init__(self, store: CounterStore, *, interval: float | None = None) -> None:
-        self._store = store
-        self._lock = threading.Lock()
-        self._flushing = threading.Lock()
-        self._waiting: dict[TallyRef, int] = {}
-        self._ticker = Ticker(
-            self.flush, interval=interval or conf.history_flush_seconds, name="counters-tallies", at_exit=True
-        )
+        super().__init__(store, interval=interval, name="counters-tallies")
 
     @classmethod
     def for_runtime(cls, process: object) -> TallyWriter:
@@ -65,36 +59,18 @@ class TallyWriter:
                 if of == group and first_day <= day <= last_day
             }
 
-    def flush(self) -> int:
-        """Write every waiting tally with one ADD each; how many writes were made."""
-        with self._flushing:
-            with self._lock:
-                batch, self._waiting = self._waiting, {}
-            writes = 0
-            for ref, count in batch.items():
-                group, day, key, expires_at = ref
-                try:
-                    self._store.add_to_tally(group, day, key, count, expires_at=expires_at)
-                except StoreUnavailable as exc:
-                    self._failed(ref, count, exc)
-                    continue
-                writes += 1
-            return writes
+    def _write(self, ref: TallyRef, count: int) -> None:
+        """One ADD to the tally."""
+        group, day, key, expires_at = ref
+        self._store.add_to_tally(group, day, key, count, expires_at=expires_at)
 
-    def _failed(self, ref: TallyRef, count: int, exc: StoreUnavailable) -> None:
-        """A refused write waits for the next flush; one that may have landed is dropped, not resent."""
-        if not exc.refused:
-            logger.warning("Tally %s lost %s view(s) of %s on %s: %s", ref[0], count, ref[2], ref[1], exc)
-            return
-        with self._lock:
-            self._keep(ref, count)
+    def _lost(self, ref: TallyRef, count: int, exc: StoreUnavailable) -> None:
+        """Log views dropped because their write may have landed."""
+        logger.warning("Tally %s lost %s view(s) of %s on %s: %s", ref[0], count, ref[2], ref[1], exc)
 
-    def _keep(self, ref: TallyRef, count: int) -> None:
-        """Add to a waiting tally (the caller holds the lock)."""
-        if ref in self._waiting or len(self._waiting) < MAX_WAITING:
-            self._waiting[ref] = self._waiting.get(ref, 0) + count
-        else:
-            logger.warning("Tally backlog full; dropping %s view(s) of %s", count, ref[2])
+    def _dropped(self, ref: TallyRef, count: int) -> None:
+        """Log views dropped because the backlog is full."""
+        logger.warning("Tally backlog full; dropping %s view(s) of %s", count, ref[2])
 
     def close(self) -> None:
         """Write what is waiting, then stop the background thread (its store is going)."""

@@ -12,6 +12,7 @@ from counters.domain.names import DASHBOARD_COUNTER
 from tests.support.metrics import AUTHORIZATION, TOKEN, sample, sample_names
 from tests.support.processes import free_port, occupy_port
 from tests.support.redis_server import RedisServer
+from tests.support.stores import store_at_nothing
 
 PROBES = ("/healthz", "/readyz")
 
@@ -36,11 +37,7 @@ def totals(store) -> dict[str, int]:
 @pytest.fixture
 def store_down(settings, monkeypatch):
     """The DynamoDB store, pointed at a port where nothing listens (with credentials, so it tries)."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-    settings.COUNTERS_STORE_BACKEND = "counters.store.dynamodb.backend.DynamoCounterStore"
-    settings.DYNAMODB_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"
-    settings.AWS_REGION = "us-east-1"
+    store_at_nothing(settings, monkeypatch)
 
 
 def redis_everywhere(settings, url: str) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.support.browser import admin_login, chromium, create_superuser, screenshot
-from tests.support.processes import SiteProcess
+from tests.support.browser import admin_login, chromium, screenshot, staff_site
 from tests.support.site import site_env_for
 
 USERNAME, PASSWORD = "staff", "a-long-test-password-42"
@@ -25,9 +24,7 @@ def test_staff_resets_counters_in_the_admin_and_confirms_after_a_conflict(
     for _ in range(3):
         demo_store.increment("welcome", kind="views")
     env = site_env_for(demo_store, dynamodb_local, tmp_path)
-    site = SiteProcess(env=env, log_path=tmp_path / "site.log")
-    site.migrate()
-    create_superuser(env, username=USERNAME, password=PASSWORD)
+    site = staff_site(env, tmp_path / "site.log", username=USERNAME, password=PASSWORD)
     with site, chromium() as browser:
         errors: list[str] = []
         viewer = browser.new_page()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -10,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from tests.support.browser import chromium
+from tests.support.http_origin import serving
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 
@@ -36,16 +36,9 @@ def another_site(badge_url: str) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             """Quiet."""
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as port:
         # `localhost`, not 127.0.0.1: another site to the browser (the site's cookies are third-party).
-        yield f"http://localhost:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+        yield f"http://localhost:{port}/"
 
 
 def badge_headers(page, badge_url: str, show) -> dict[str, str]:

@@ -6,20 +6,17 @@ phone's width, light and dark, with axe-core at 0 violations."""
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
 import requests
-from django.test import override_settings
 from playwright.sync_api import expect
 
 from counters.demo import seed_demo
 from counters.domain.values import CounterDefinition, PollDefinition, PollOption
-from counters.store import build_store
-from tests.support.browser import axe_violations, chromium, screenshot, sideways_overflow
+from tests.support.browser import axe_violations, screenshot, sideways_overflow, watched
 from tests.support.faultproxy import FaultProxy
 from tests.support.processes import SiteProcess
-from tests.support.site import site_env_for
+from tests.support.site import fresh_store, site_env_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
@@ -35,18 +32,10 @@ HANG = 600  # longer than any test: the proxy drops these requests when it stops
 def board(dynamodb_local, tmp_path_factory):
     """A demo table and one site process on it (behind a fault proxy) for the module."""
     data_dir = tmp_path_factory.mktemp("board")
-    table = f"test-{uuid.uuid4().hex[:12]}"
     with (
-        override_settings(
-            DYNAMODB_ENDPOINT_URL=dynamodb_local.endpoint_url,
-            AWS_REGION=dynamodb_local.region,
-            COUNTERS_TABLE=table,
-            COUNTERS_DATA_DIR=data_dir,
-        ),
+        fresh_store(dynamodb_local, data_dir) as store,
         FaultProxy.for_endpoint(dynamodb_local.endpoint_url) as proxy,
     ):
-        store = build_store()
-        store.ensure_table()
         seed_demo(store)
         env = site_env_for(
             store,
@@ -59,24 +48,13 @@ def board(dynamodb_local, tmp_path_factory):
             COUNTERS_DYNAMODB_READ_TIMEOUT="1",
         )
         env["DYNAMODB_ENDPOINT_URL"] = proxy.endpoint_url
-        try:
-            with SiteProcess(env=env, log_path=data_dir / "site.log") as site:
-                yield store, site, proxy
-        finally:
-            store.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
+        with SiteProcess(env=env, log_path=data_dir / "site.log") as site:
+            yield store, site, proxy
 
 
 def open_dashboard(browser, url: str, *, size: str = "desktop", scheme: str = "light", live: bool = True):
     context = browser.new_context(viewport=SIZES[size], color_scheme=scheme, bypass_csp=True)
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
+    page = watched(context, console=False)
     page.goto(f"{url}/")
     if live:
         expect(page.locator("#connection")).to_have_attribute("data-state", "live", timeout=LIVE_MS)
@@ -206,9 +184,7 @@ def test_a_4404_close_reconnects_and_catches_up_with_polls_and_pages(board, brow
     store, site, _ = board
     gate = {"open": True, "sockets": []}
     context = browser.new_context(viewport=SIZES["desktop"], bypass_csp=True)
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
+    page = watched(context, console=False)
 
     def route(ws) -> None:
         if not gate["open"]:

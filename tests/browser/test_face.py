@@ -8,27 +8,24 @@ from __future__ import annotations
 
 import secrets
 import time
-import uuid
 
 import pytest
 import requests
-from django.test import override_settings
 from playwright.sync_api import expect
 
 from counters.background.history_writer import HistoryRecorder
 from counters.demo import seed_demo
 from counters.domain.values import CounterDefinition
-from counters.store import build_store
 from tests.support.browser import (
     admin_login,
     axe_violations,
-    chromium,
-    create_superuser,
     screenshot,
     sideways_overflow,
+    staff_site,
+    watched,
 )
-from tests.support.processes import SiteProcess, free_port, site_environment
-from tests.support.site import site_env_for
+from tests.support.processes import SiteProcess
+from tests.support.site import fresh_store, site_env_for, unreachable_store_env
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
@@ -44,15 +41,7 @@ PAST_DOCS = {1: 4, 7: 2, 90: 5, 26 * 60: 3}
 def face(dynamodb_local, tmp_path_factory):
     """A demo table with some history and votes, and one site process on it for the module."""
     data_dir = tmp_path_factory.mktemp("face")
-    table = f"test-{uuid.uuid4().hex[:12]}"
-    with override_settings(
-        DYNAMODB_ENDPOINT_URL=dynamodb_local.endpoint_url,
-        AWS_REGION=dynamodb_local.region,
-        COUNTERS_TABLE=table,
-        COUNTERS_DATA_DIR=data_dir,
-    ):
-        store = build_store()
-        store.ensure_table()
+    with fresh_store(dynamodb_local, data_dir) as store:
         seed_demo(store)
         store.define_counter(
             CounterDefinition(name="quiet", kind="views", title="Quiet corner")
@@ -67,30 +56,15 @@ def face(dynamodb_local, tmp_path_factory):
         for _ in range(3):
             store.increment("language.python", kind="votes")
         env = site_env_for(store, dynamodb_local, data_dir)
-        site = SiteProcess(env=env, log_path=data_dir / "site.log")
-        site.migrate()
-        create_superuser(env, username=USERNAME, password=PASSWORD)
-        try:
-            with site:
-                yield store, site
-        finally:
-            store.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the whole module."""
-    with chromium() as browser:
-        yield browser
+        site = staff_site(env, data_dir / "site.log", username=USERNAME, password=PASSWORD)
+        with site:
+            yield store, site
 
 
 def open_page(browser, url: str, *, size: str = "desktop", scheme: str = "light", axe: bool = True):
     """A page in a context of its own (its own cookies), with errors collected in `page.problems`."""
     context = browser.new_context(viewport=SIZES[size], color_scheme=scheme, bypass_csp=axe)
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
-    page.on("console", lambda msg: page.problems.append(msg.text) if msg.type == "error" else None)
+    page = watched(context)
     page.goto(url)
     return page
 
@@ -303,7 +277,8 @@ def test_admin_counter_list_and_counter_page_at_both_sizes_light_and_dark(face, 
 
 def test_store_down_reads_counts_unavailable_and_errors_are_styled_in_production(browser, tmp_path):
     # Production settings, and a store endpoint where nothing listens.
-    env = site_environment(
+    env = unreachable_store_env(
+        tmp_path,
         DJANGO_SETTINGS_MODULE="counters_site.settings_production",
         DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_ALLOWED_HOSTS="127.0.0.1",
@@ -311,11 +286,6 @@ def test_store_down_reads_counts_unavailable_and_errors_are_styled_in_production
         DJANGO_SESSION_COOKIE_SECURE="false",
         DJANGO_CSRF_COOKIE_SECURE="false",
         DJANGO_SECURE_HSTS_SECONDS="0",
-        DYNAMODB_ENDPOINT_URL=f"http://127.0.0.1:{free_port()}",
-        AWS_ACCESS_KEY_ID="nobody",
-        AWS_SECRET_ACCESS_KEY="nothing",
-        AWS_REGION="us-east-1",
-        COUNTERS_DATA_DIR=str(tmp_path),
     )
     site = SiteProcess(env=env, log_path=tmp_path / "site.log", ready_path="/pages/dashboard/")
     with site:

@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 
 from counters.background.history_writer import HistoryRecorder
 from tests.support.browser import axe_violations, chromium, screenshot, sideways_overflow
-from tests.support.processes import SiteProcess, free_port, site_environment
-from tests.support.site import site_env_for
+from tests.support.processes import SiteProcess
+from tests.support.site import site_env_for, unreachable_store_env
 
 QUIET = "No page has been viewed today yet: the chart fills in as pages are viewed."
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
@@ -70,13 +70,7 @@ def test_the_chart_and_the_404_at_both_widths(demo_store, dynamodb_local, tmp_pa
 @pytest.mark.processes
 def test_a_wrong_endpoint_is_named_on_the_page_at_both_widths(tmp_path):
     # A typo in DYNAMODB_ENDPOINT_URL: nothing has ever answered there.
-    env = site_environment(
-        DYNAMODB_ENDPOINT_URL=f"http://127.0.0.1:{free_port()}",
-        AWS_ACCESS_KEY_ID="key",
-        AWS_SECRET_ACCESS_KEY="secret",
-        AWS_REGION="us-east-1",
-        COUNTERS_DATA_DIR=str(tmp_path),
-    )
+    env = unreachable_store_env(tmp_path)
     site = SiteProcess(env=env, log_path=tmp_path / "site.log", ready_path="/healthz")
     with site, chromium() as browser:
         for size, viewport in SIZES.items():

@@ -8,7 +8,7 @@ import pytest
 import zxingcpp
 from playwright.sync_api import expect
 
-from tests.support.browser import axe_violations, chromium, screenshot, sideways_overflow
+from tests.support.browser import axe_violations, screenshot, sideways_overflow
 from tests.support.rooms import LAPTOP, PHONE, presenter, room_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
@@ -42,12 +42,6 @@ QR_PIXELS_JS = """([svg, size]) => new Promise((resolve, reject) => {
 def room(dynamodb_local, tmp_path_factory):
     with room_site(dynamodb_local, tmp_path_factory.mktemp("room-face")) as room:
         yield room
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 def checked(page, what: str) -> None:

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, sync_playwright
 
 from counters.services.watched import counter_watch
-from tests.support.browser import admin_login, axe_violations, create_superuser, launch
+from tests.support.browser import admin_login, axe_violations, launch, staff_site
 from tests.support.outside_writers import KEY, add_units, aws_cli_add, lambda_add, other_table
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
@@ -81,9 +81,7 @@ def test_a_watched_item_in_another_table_shows_live_and_staff_reset_it(demo_stor
     client, table = other_table(dynamodb_local, stream=True)
     counter_watch(name="api-units", table=table, key=KEY, attribute="units", title="API units")
     env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_STREAM_READER="worker")
-    site = SiteProcess(env=env, log_path=tmp_path / "site.log")
-    site.migrate()
-    create_superuser(env, username="staff", password="a-long-passphrase-1")
+    site = staff_site(env, tmp_path / "site.log", username="staff", password="a-long-passphrase-1")
     with site, sync_playwright() as playwright:
         browser = launch(playwright)
         try:

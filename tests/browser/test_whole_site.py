@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +17,7 @@ from playwright.sync_api import expect
 
 from counters.domain.page_rules import page_name
 from tests.support.browser import axe_violations, chromium, screenshot, sideways_overflow
+from tests.support.http_origin import serving
 from tests.support.processes import SiteProcess, free_port
 from tests.support.site import site_env_for
 
@@ -41,14 +41,8 @@ def static_origin(root: Path) -> Iterator[str]:
     """A tiny http.server serving `root` on a free port of its own: another origin than the site's."""
     port = free_port()
     handler = functools.partial(QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

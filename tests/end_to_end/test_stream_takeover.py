@@ -8,13 +8,13 @@ import signal
 import threading
 import time
 
-import boto3
 import pytest
 import requests
 from playwright.sync_api import sync_playwright
 
 from counters.streams.lease import lease_status
 from tests.support.browser import launch
+from tests.support.outside_writers import outside_client
 from tests.support.site import redis_site_env, two_workers
 
 LEASE_SECONDS = 3
@@ -29,13 +29,7 @@ RECORD = """(name) => {
 
 def outside_writer(dynamodb_local, table: str, stop: threading.Event, written: list[int]) -> None:
     """Another service: one `ADD value :1` on the welcome page's total every 25 ms until stopped."""
-    client = boto3.client(
-        "dynamodb",
-        endpoint_url=dynamodb_local.endpoint_url,
-        region_name=dynamodb_local.region,
-        aws_access_key_id=dynamodb_local.access_key_id,
-        aws_secret_access_key=dynamodb_local.secret_access_key,
-    )
+    client = outside_client(dynamodb_local)
     while not stop.is_set():
         answer = client.update_item(
             TableName=table,

@@ -8,9 +8,9 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from tests.support.processes import PROJECT_DIR
+from tests.support.processes import PROJECT_DIR, SiteProcess
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = PROJECT_DIR / "test-artifacts"
@@ -41,6 +41,17 @@ def chromium() -> Iterator[Browser]:
             browser.close()
 
 
+def watched(context: BrowserContext, *, console: bool = True) -> Page:
+    """A new page collecting its script errors (and, with `console`, console errors) in `page.problems`."""
+    page = context.new_page()
+    page.problems = []
+    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
+    if console:
+        # A refused inline style or script (the site's Content-Security-Policy) shows as a console error.
+        page.on("console", lambda msg: page.problems.append(msg.text) if msg.type == "error" else None)
+    return page
+
+
 def screenshot(page: Page, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/ and return its path."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -58,6 +69,14 @@ def create_superuser(env: Mapping[str, str], *, username: str, password: str) ->
         check=True,
         capture_output=True,
     )
+
+
+def staff_site(env: Mapping[str, str], log_path: Path, *, username: str, password: str) -> SiteProcess:
+    """A site process, not started yet, whose migrated database holds a staff superuser."""
+    site = SiteProcess(env=env, log_path=log_path)
+    site.migrate()
+    create_superuser(env, username=username, password=password)
+    return site
 
 
 def admin_login(page: Page, base_url: str, *, username: str, password: str) -> None:

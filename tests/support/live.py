@@ -23,10 +23,34 @@ def ws_path(page: str | None = None) -> str:
     return WS_PATH if page is None else f"{WS_PATH}?{urlencode({'page': page})}"
 
 
+def app_socket(path: str = WS_PATH, origin: str = ALLOWED_ORIGIN) -> WebsocketCommunicator:
+    """An in-process client of the app's websocket at `path`, from `origin`, not connected yet."""
+    return WebsocketCommunicator(application, path, headers=[(b"origin", origin.encode())])
+
+
+async def accepted(path: str) -> bool:
+    """Whether the app accepts a socket at `path` at the handshake (it is disconnected at once)."""
+    communicator = app_socket(path)
+    connected, _ = await communicator.connect()
+    await communicator.disconnect()
+    return connected
+
+
+async def first_output(path: str) -> dict:
+    """The first message the app sends a socket at `path` it accepted (asserting it accepted it)."""
+    communicator = app_socket(path)
+    connected, _ = await communicator.connect()
+    try:
+        assert connected, f"the app refused a socket at {path}"
+        return await communicator.receive_output(timeout=10)
+    finally:
+        await communicator.disconnect()
+
+
 @asynccontextmanager
 async def dashboard_socket(origin: str = ALLOWED_ORIGIN, *, page: str | None = None):
     """A connected in-process dashboard websocket (showing `page`); always disconnected afterwards."""
-    communicator = WebsocketCommunicator(application, ws_path(page), headers=[(b"origin", origin.encode())])
+    communicator = app_socket(ws_path(page), origin)
     connected, _ = await communicator.connect()
     assert connected, "the dashboard websocket refused the connection"
     try:

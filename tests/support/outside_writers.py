@@ -75,15 +75,20 @@ def lambda_add(local: LocalDynamo, table: str, events: list[tuple[str, int]]) ->
 KEY = {"pk": {"S": "user#42"}}
 
 
-def other_table(dynamodb_local, *, stream: bool) -> tuple[object, str]:
-    """Another service's table (its own key schema), holding one usage item at 7."""
-    client = boto3.client(
+def outside_client(dynamodb_local):
+    """A plain boto3 client of DynamoDB Local, as another service writing to it holds."""
+    return boto3.client(
         "dynamodb",
         endpoint_url=dynamodb_local.endpoint_url,
         region_name=dynamodb_local.region,
         aws_access_key_id=dynamodb_local.access_key_id,
         aws_secret_access_key=dynamodb_local.secret_access_key,
     )
+
+
+def other_table(dynamodb_local, *, stream: bool) -> tuple[object, str]:
+    """Another service's table (its own key schema), holding one usage item at 7."""
+    client = outside_client(dynamodb_local)
     name = f"billing-{uuid.uuid4().hex[:8]}"
     extra = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}} if stream else {}
     client.create_table(

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.test import override_settings
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, Page
 
 from counters.domain.poll_rules import RATING_OPTIONS
 from counters.domain.values import PollDefinition, PollOption
-from counters.store import build_store
-from tests.support.browser import admin_login, create_superuser
+from tests.support.browser import admin_login, staff_site, watched
 from tests.support.processes import SiteProcess
-from tests.support.site import site_env_for
+from tests.support.site import fresh_store, site_env_for
 
 USERNAME, PASSWORD = "presenter", "a-long-test-password-42"
 PHONE = {"width": 390, "height": 844}
@@ -59,35 +56,12 @@ def room_site(
     dynamodb_local, data_dir: Path, polls: list[PollDefinition] | None = None, **env: str
 ) -> Iterator[RoomSite]:
     """A table holding the polls, a staff user, and one site process on them."""
-    table = f"test-{uuid.uuid4().hex[:12]}"
-    with override_settings(
-        DYNAMODB_ENDPOINT_URL=dynamodb_local.endpoint_url,
-        AWS_REGION=dynamodb_local.region,
-        COUNTERS_TABLE=table,
-        COUNTERS_DATA_DIR=data_dir,
-    ):
-        store = build_store()
-        store.ensure_table()
+    with fresh_store(dynamodb_local, data_dir) as store:
         stored = {poll.id: store.create_poll(poll) for poll in polls or room_polls()}
         env = site_env_for(store, dynamodb_local, data_dir, **env)
-        site = SiteProcess(env=env, log_path=data_dir / "site.log")
-        site.migrate()
-        create_superuser(site.env, username=USERNAME, password=PASSWORD)
-        try:
-            with site:
-                yield RoomSite(site=site, store=store, polls=stored)
-        finally:
-            store.close()
-
-
-def watched(context: BrowserContext) -> Page:
-    """A new page whose script errors are collected in `page.problems`."""
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda exc: page.problems.append(str(exc)))
-    # A refused inline style or script (the site's Content-Security-Policy) shows as a console error.
-    page.on("console", lambda msg: page.problems.append(msg.text) if msg.type == "error" else None)
-    return page
+        site = staff_site(env, data_dir / "site.log", username=USERNAME, password=PASSWORD)
+        with site:
+            yield RoomSite(site=site, store=store, polls=stored)
 
 
 def presenter(browser: Browser, room: RoomSite, *, viewport=LAPTOP, scheme: str = "light", **options) -> Page:

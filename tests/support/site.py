@@ -4,17 +4,39 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.test import override_settings
+
 from counters.embedded.dynamodb_local import LocalDynamo
+from counters.store import build_store
 from counters.store.dynamodb.backend import DynamoCounterStore
 from counters.store.dynamodb.clients import Connection, build_clients
-from tests.support.processes import PROJECT_DIR, SiteProcess, site_environment
+from tests.support.processes import PROJECT_DIR, SiteProcess, free_port, site_environment
 
 # The machine's own Redis (also on CI); tests keep to prefixes of their own.
 REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@contextmanager
+def fresh_store(dynamodb_local: LocalDynamo, data_dir: Path) -> Iterator[DynamoCounterStore]:
+    """A store on a new table of DynamoDB Local, the settings naming it, closed when the block ends."""
+    table = f"test-{uuid.uuid4().hex[:12]}"
+    with override_settings(
+        DYNAMODB_ENDPOINT_URL=dynamodb_local.endpoint_url,
+        AWS_REGION=dynamodb_local.region,
+        COUNTERS_TABLE=table,
+        COUNTERS_DATA_DIR=data_dir,
+    ):
+        store = build_store()
+        store.ensure_table()
+        try:
+            yield store
+        finally:
+            store.close()
 
 
 def site_env_for(store, dynamodb_local: LocalDynamo, data_dir: Path, **overrides: str) -> dict[str, str]:
@@ -25,6 +47,18 @@ def site_env_for(store, dynamodb_local: LocalDynamo, data_dir: Path, **overrides
         AWS_SECRET_ACCESS_KEY=dynamodb_local.secret_access_key,
         AWS_REGION=dynamodb_local.region,
         COUNTERS_TABLE=store.table,
+        COUNTERS_DATA_DIR=str(data_dir),
+        **overrides,
+    )
+
+
+def unreachable_store_env(data_dir: Path, **overrides: str) -> dict[str, str]:
+    """A site whose DynamoDB endpoint is a free port where nothing has ever answered (a typo in the URL)."""
+    return site_environment(
+        DYNAMODB_ENDPOINT_URL=f"http://127.0.0.1:{free_port()}",
+        AWS_ACCESS_KEY_ID="key",
+        AWS_SECRET_ACCESS_KEY="secret",
+        AWS_REGION="us-east-1",
         COUNTERS_DATA_DIR=str(data_dir),
         **overrides,
     )

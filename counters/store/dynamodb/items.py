@@ -121,18 +121,35 @@ def seen_item(name: str, day: str, visitor: str, *, expires_at: int) -> dict[str
 # ---- resets ----
 
 
+def audit_attributes(*, actor: str, reason: str, old_version: int, at: str) -> dict[str, Any]:
+    """What every audit item holds: who made the change, why, when, and the version it replaced."""
+    return {
+        schema.ACTOR: {"S": actor},
+        schema.REASON: {"S": reason},
+        schema.OLD_VERSION: {"N": str(old_version)},
+        schema.CREATED_AT: {"S": at},
+    }
+
+
+def audit_fields(item: dict[str, Any]) -> dict[str, Any]:
+    """The who, why, when and replaced version of an audit item, as the record's keyword arguments."""
+    return {
+        "at": as_str(item.get(schema.CREATED_AT)),
+        "actor": as_str(item.get(schema.ACTOR)),
+        "reason": as_str(item.get(schema.REASON)),
+        "old_version": as_int(item.get(schema.OLD_VERSION)),
+    }
+
+
 def reset_audit_item(
     current: values.CounterState, *, new_version: int, actor: str, reason: str, at: str, suffix: str
 ) -> dict[str, Any]:
     """The audit item of a reset of `current` (the state it replaced) to 0 at `new_version`."""
     return {
         **schema.reset_key(current.name, at, suffix),
-        schema.ACTOR: {"S": actor},
-        schema.REASON: {"S": reason},
+        **audit_attributes(actor=actor, reason=reason, old_version=current.version, at=at),
         schema.OLD_VALUE: {"N": str(current.value)},
-        schema.OLD_VERSION: {"N": str(current.version)},
         schema.NEW_VERSION: {"N": str(new_version)},
-        schema.CREATED_AT: {"S": at},
     }
 
 
@@ -140,11 +157,8 @@ def record_from_item(name: str, item: dict[str, Any]) -> values.ResetRecord:
     """Build a values.ResetRecord from an audit item."""
     return values.ResetRecord(
         name=name,
-        at=as_str(item.get(schema.CREATED_AT)),
-        actor=as_str(item.get(schema.ACTOR)),
-        reason=as_str(item.get(schema.REASON)),
+        **audit_fields(item),
         old_value=as_int(item.get(schema.OLD_VALUE)),
-        old_version=as_int(item.get(schema.OLD_VERSION)),
         new_version=as_int(item.get(schema.NEW_VERSION)),
     )
 
@@ -299,12 +313,11 @@ def poll_audit_item(audit: values.PollAudit, suffix: str) -> dict[str, Any]:
     """A poll's audit item: the reset or deletion, who made it, why, and the totals it removed."""
     return {
         **schema.poll_audit_key(audit.poll, audit.at, suffix),
+        **audit_attributes(
+            actor=audit.actor, reason=audit.reason, old_version=audit.old_version, at=audit.at
+        ),
         schema.ACTION: {"S": audit.action},
-        schema.ACTOR: {"S": audit.actor},
-        schema.REASON: {"S": audit.reason},
-        schema.OLD_VERSION: {"N": str(audit.old_version)},
         schema.TOTALS: {"M": {option: {"N": str(value)} for option, value in audit.totals.items()}},
-        schema.CREATED_AT: {"S": audit.at},
     }
 
 
@@ -313,9 +326,6 @@ def poll_audit_from_item(poll_id: str, item: dict[str, Any]) -> values.PollAudit
     return values.PollAudit(
         poll=poll_id,
         action=as_str(item.get(schema.ACTION)),
-        at=as_str(item.get(schema.CREATED_AT)),
-        actor=as_str(item.get(schema.ACTOR)),
-        reason=as_str(item.get(schema.REASON)),
-        old_version=as_int(item.get(schema.OLD_VERSION)),
+        **audit_fields(item),
         totals={option: as_int(value) for option, value in item.get(schema.TOTALS, {}).get("M", {}).items()},
     )

@@ -9,12 +9,10 @@ from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from counters import services
 from counters.domain.poll_rules import closing_time
-from counters_site.asgi import application
-from tests.support.live import ALLOWED_ORIGIN, WS_PATH
+from tests.support.live import WS_PATH, app_socket
 
 POLL = "secret"
 STAFF = SimpleNamespace(is_active=True, is_staff=True, is_authenticated=True)
@@ -22,7 +20,7 @@ STAFF = SimpleNamespace(is_active=True, is_staff=True, is_authenticated=True)
 
 @contextlib.asynccontextmanager
 async def socket(user=None):
-    communicator = WebsocketCommunicator(application, WS_PATH, headers=[(b"origin", ALLOWED_ORIGIN.encode())])
+    communicator = app_socket(WS_PATH)
     if user is not None:
         communicator.scope["user"] = user
     connected, _ = await communicator.connect()

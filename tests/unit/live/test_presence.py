@@ -8,14 +8,12 @@ import time
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from counters import conf
 from counters.live.consumers import CLOSE_UNKNOWN_PAGE
 from counters.live.presence import moved, presence
-from counters_site.asgi import application
-from tests.support.live import ALLOWED_ORIGIN, dashboard_socket, viewing, ws_path
+from tests.support.live import accepted, dashboard_socket, first_output, viewing, ws_path
 
 CROWD = 20
 
@@ -78,29 +76,14 @@ async def test_a_new_socket_gets_the_sums_in_its_snapshot(demo_store):
 
 @pytest.mark.parametrize("query", ["page=UPPER", "page=", "page=a%2Fb", "page=docs&page=welcome"])
 async def test_a_malformed_page_is_refused_at_the_handshake(demo_store, query):
-    communicator = WebsocketCommunicator(
-        application, f"/ws/counters/?{query}", headers=[(b"origin", ALLOWED_ORIGIN.encode())]
-    )
-    connected, _ = await communicator.connect()
-    await communicator.disconnect()
-    assert connected is False
+    assert await accepted(f"/ws/counters/?{query}") is False
     assert presence().local() == {}
 
 
 @pytest.mark.parametrize("page", ["no-such-page", "language.python"])
 async def test_a_name_that_is_no_page_is_closed_after_the_snapshot_read(demo_store, page):
-    communicator = WebsocketCommunicator(
-        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
-    )
-    connected, _ = await communicator.connect()
-    try:
-        assert connected
-        assert await communicator.receive_output(timeout=10) == {
-            "type": "websocket.close",
-            "code": CLOSE_UNKNOWN_PAGE,
-        }
-    finally:
-        await communicator.disconnect()
+    closed = await first_output(ws_path(page))
+    assert closed == {"type": "websocket.close", "code": CLOSE_UNKNOWN_PAGE}
     assert presence().local() == {}
 
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from channels.testing import WebsocketCommunicator
 
 from counters.live.consumers import CLOSE_UNKNOWN_PAGE
 from counters.live.presence import presence
-from counters_site.asgi import application
-from tests.support.live import ALLOWED_ORIGIN, dashboard_socket, ws_path
+from tests.support.live import accepted, dashboard_socket, first_output, ws_path
 from tests.unit.live.test_presence import frames_until
 
 
@@ -25,24 +23,11 @@ async def test_audience_sockets_count_under_their_poll_and_every_socket_hears_it
 
 @pytest.mark.parametrize("page", ["room:no-such-poll", "room:welcome"])
 async def test_a_room_of_no_poll_is_closed_after_the_snapshot_read(demo_store, page):
-    communicator = WebsocketCommunicator(
-        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
-    )
-    connected, _ = await communicator.connect()
-    try:
-        assert connected
-        closed = await communicator.receive_output(timeout=10)
-        assert closed == {"type": "websocket.close", "code": CLOSE_UNKNOWN_PAGE}
-    finally:
-        await communicator.disconnect()
+    closed = await first_output(ws_path(page))
+    assert closed == {"type": "websocket.close", "code": CLOSE_UNKNOWN_PAGE}
     assert presence().local() == {}
 
 
 @pytest.mark.parametrize("page", ["room:", "room:Language", "room:a.b", "room:room:x"])
 async def test_a_malformed_room_is_refused_at_the_handshake(demo_store, page):
-    communicator = WebsocketCommunicator(
-        application, ws_path(page), headers=[(b"origin", ALLOWED_ORIGIN.encode())]
-    )
-    connected, _ = await communicator.connect()
-    await communicator.disconnect()
-    assert connected is False
+    assert await accepted(ws_path(page)) is False

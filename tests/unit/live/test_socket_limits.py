@@ -18,7 +18,7 @@ from counters.live.socket_limits import VOTER_COOKIE_SALT
 from counters.runtime import runtime
 from counters.web import voters
 from counters_site.asgi import application
-from tests.support.live import ALLOWED_ORIGIN, ws_path
+from tests.support.live import ALLOWED_ORIGIN, app_socket, ws_path
 
 PER_ADDRESS = 4
 PER_VOTER = 2
@@ -86,7 +86,7 @@ async def test_a_connect_cancelled_during_its_snapshot_read_gives_back_its_place
         return []
 
     runtime().give("snapshots", SnapshotReader(live_loop(), read=slow_snapshot))
-    leaving = WebsocketCommunicator(application, ws_path(), headers=[(b"origin", ALLOWED_ORIGIN.encode())])
+    leaving = app_socket(ws_path())
     leaving.scope["client"] = ("198.51.100.10", 50000)
     await leaving.send_input({"type": "websocket.connect"})
     await asyncio.sleep(0.3)  # admitted and joined, waiting on the snapshot

@@ -20,7 +20,8 @@ from counters.exceptions import StoreMisconfigured, StoreUnavailable
 from counters.store import get_store
 from counters.store.dynamodb import misconfigured
 from tests.support.admin_users import make_user
-from tests.support.processes import PROJECT_DIR, free_port
+from tests.support.processes import PROJECT_DIR
+from tests.support.stores import store_at_nothing
 
 MISCONFIGURED_LOGGER = "counters.store.dynamodb.misconfigured"
 
@@ -39,11 +40,7 @@ def no_credentials(store_settings, monkeypatch, tmp_path):
 @pytest.fixture
 def wrong_endpoint(settings, monkeypatch):
     """Credentials, and an endpoint on a port where nothing listens (a typo in DYNAMODB_ENDPOINT_URL)."""
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test-key")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
-    settings.COUNTERS_STORE_BACKEND = "counters.store.dynamodb.backend.DynamoCounterStore"
-    settings.DYNAMODB_ENDPOINT_URL = f"http://127.0.0.1:{free_port()}"
-    settings.AWS_REGION = "us-east-1"
+    store_at_nothing(settings, monkeypatch)
     return settings
 
 
