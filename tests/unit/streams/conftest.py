@@ -23,9 +23,10 @@ class Published:
 
 
 def reader_for(
-    store, published: Published, *, owner: str, lease_seconds: float = 10.0, streams=None
+    store, published: Published, *, owner: str, lease_seconds: float = 10.0, streams=None, **options
 ) -> StreamReader:
-    """A reader of the store's table stream, as `owner` (through `streams` if given)."""
+    """A reader of the store's table stream, as `owner` (through `streams` if given; `options`: the
+    reader's own, e.g. its clock)."""
     lease = Lease(store.retrying, store.table, owner=owner, seconds=lease_seconds)
     return StreamReader(
         client=store.retrying,
@@ -33,6 +34,7 @@ def reader_for(
         table=store.table,
         lease=lease,
         handle=OutsideChanges(publish=published, read=store.get),
+        **options,
     )
 
 
