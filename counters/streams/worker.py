@@ -1,7 +1,7 @@
 """Run the stream reader in a background thread: inside a web worker, or in `manage.py counters_stream`.
 
-Every process that runs one competes for the lease; the one holding it reads, the others retry the
-lease every third of its length and take over when the holder stops renewing it.
+Every process that runs one competes for the lease; the one holding it reads, the others look at the
+lease every eighth of its length and take over when the holder stops renewing it (lease.py).
 """
 
 from __future__ import annotations
