@@ -14,7 +14,7 @@ from playwright.sync_api import sync_playwright
 
 from counters.streams.lease import lease_status
 from tests.support.browser import launch
-from tests.support.outside_writers import outside_client
+from tests.support.outside_writers import outside_client, sdk_add
 from tests.support.site import redis_site_env, two_workers
 from tests.support.timing import scaled
 
@@ -36,7 +36,7 @@ def outside_writer(dynamodb_local, table: str, stop: threading.Event, written: l
     """Another service: about WRITES_PER_SECOND `ADD value :1` on the welcome page's total until stopped."""
     client = outside_client(dynamodb_local)
     while not stop.is_set():
-        written.append(add_one(client, table))
+        written.append(sdk_add(client, table, "welcome"))
         stop.wait(1 / WRITES_PER_SECOND)
 
 
@@ -49,19 +49,6 @@ def holder_pid(store) -> int:
             return int(status["owner"].split(":")[1])
         time.sleep(0.2)
     raise AssertionError("nobody took the stream's lease")
-
-
-def add_one(client, table: str) -> int:
-    """One outside `ADD value :1` on the welcome page's total; the new total."""
-    answer = client.update_item(
-        TableName=table,
-        Key={"PK": {"S": "C#welcome"}, "SK": {"S": "TOTAL"}},
-        UpdateExpression="ADD #v :one",
-        ExpressionAttributeNames={"#v": "value"},
-        ExpressionAttributeValues={":one": {"N": "1"}},
-        ReturnValues="UPDATED_NEW",
-    )
-    return int(answer["Attributes"]["value"]["N"])
 
 
 @pytest.mark.browser
@@ -111,7 +98,7 @@ def test_the_lease_moves_within_3_s_when_the_reader_is_killed(
             page.wait_for_function(SHOWS, arg=final, timeout=20_000)
             assert holder_pid(demo_store) in survivor.pids(), "the lease moved to the surviving worker"
             # A later change shown last: every push made before it has arrived.
-            sentinel = add_one(outside_client(dynamodb_local), demo_store.table)
+            sentinel = sdk_add(outside_client(dynamodb_local), demo_store.table, "welcome")
             page.wait_for_function(SHOWS, arg=sentinel, timeout=20_000)
             applied = [value for _, value in page.evaluate("window.applied")]
             assert applied == sorted(set(applied)), "no total shown twice, none going back"

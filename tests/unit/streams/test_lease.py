@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from counters import conf
-from counters.streams.lease import RENEW, UNTIL_MS, Lease, calls_per_hour, lease_key, lease_status
+from counters.streams.lease import RENEW, Lease, calls_per_hour, lease_status
+from tests.unit.streams.conftest import renewed_at
 
 # docs/streams.md: a standby looks every eighth of the lease, so it follows a dead holder within 9/8 of
 # the lease after the holder's last renewal.
@@ -86,8 +87,7 @@ def test_a_standby_follows_a_dead_holder_within_the_lease_and_one_poll(store, se
     (holder, holder_calls), (standby, _) = leases(store, clock, seconds, "holder", "standby")
     run(clock, clock.now + 3 * seconds, holder, standby)
     assert holder.held and not standby.held, "one reader at a time"
-    item = store.retrying.get_item(TableName=store.table, Key=lease_key(store.table), ConsistentRead=True)
-    last_renewal = int(item["Item"][UNTIL_MS]["N"]) / 1000 - seconds
+    last_renewal = renewed_at(store, seconds)
     renewals = holder_calls.calls["put_item"]
     # The holder dies: it renews no more. The standby takes over once the lease expired, at its next look.
     died = clock.now
