@@ -85,11 +85,12 @@ SETTINGS: dict[str, Setting] = {
     # /readyz waits this long for each part it checks (docs/operations.md).
     "COUNTERS_METRICS_TOKEN": Setting(""),
     "COUNTERS_READY_TIMEOUT": Setting(1.0, float),
-    # The table's stream (docs/streams.md): `worker` reads it in whichever web worker holds the lease;
-    # `off` leaves it to `manage.py counters_stream` (or nobody). Reads every poll, lease in seconds.
-    "COUNTERS_STREAM_READER": Setting("off", lambda raw: stream_reader_mode(str(raw))),
+    # The table's stream (docs/streams.md): `worker` reads it in whichever web worker holds the lease
+    # (when the table has a stream); `off` leaves it to `manage.py counters_stream` (or nobody). Reads
+    # every poll; the lease in seconds: a reader that dies is followed within 9/8 of it.
+    "COUNTERS_STREAM_READER": Setting("worker", lambda raw: stream_reader_mode(str(raw))),
     "COUNTERS_STREAM_POLL_SECONDS": Setting(0.25, float),
-    "COUNTERS_STREAM_LEASE_SECONDS": Setting(10.0, float),
+    "COUNTERS_STREAM_LEASE_SECONDS": Setting(2.0, float),
     # Watched counters in a table without a stream: each item read (strongly consistent) this often.
     "COUNTERS_WATCH_POLL_SECONDS": Setting(1.0, float),
     # Whole site (docs/whole-site.md): count every HTML page the site serves (SitePagesMiddleware),

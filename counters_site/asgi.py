@@ -19,7 +19,7 @@ from counters.streams.worker import StreamReaderMiddleware  # noqa: E402
 from counters.web.site_beacon import SiteBeacon  # noqa: E402
 
 # The outer middleware binds the server's event loop for the live push (counters/live/loop.py); the
-# next starts this worker's reader of the table's stream when COUNTERS_STREAM_READER is `worker`; the
+# next starts this worker's reader of the table's stream unless COUNTERS_STREAM_READER is `off`; the
 # site beacon (`POST /api/hit`, site.js) is answered before Django (counters/web/site_beacon.py).
 application = BoundLoopMiddleware(
     StreamReaderMiddleware(

@@ -2,8 +2,9 @@
 
 Whoever holds an unexpired lease reads; it renews every third of the lease and counts itself the
 holder only until two thirds have passed since its last renewal, so a holder cut off stops reading
-before anyone else may take over. A holder that dies stops renewing: the lease expires and the next
-worker to try takes it (within COUNTERS_STREAM_LEASE_SECONDS).
+before anyone else may take over. A standby reads the lease item every eighth of the lease and writes
+only when it finds the lease free or expired, so a holder that dies (it stops renewing) is followed
+within the lease's length and one eighth after its last renewal. `calls_per_hour` is what this costs.
 """
 
 from __future__ import annotations
@@ -19,6 +20,19 @@ from counters.store.dynamodb import schema
 
 logger = logging.getLogger(__name__)
 
+# Fractions of the lease: the holder renews after RENEW, reads until HOLD without a renewal, and a
+# standby looks at the lease item every POLL (a read: a conditional write per look would cost more).
+RENEW = 1 / 3
+HOLD = 2 / 3
+POLL = 1 / 8
+
+
+def calls_per_hour(seconds: float) -> dict[str, dict[str, int]]:
+    """DynamoDB calls one lease costs per hour: the holder's renewals, each standby's looks."""
+    return {
+        "holder": {"PutItem": round(3600 / (seconds * RENEW))},
+        "standby": {"GetItem": round(3600 / (seconds * POLL))},
+    }
 
 
 def lease_key(stream_of: str) -> dict:
@@ -59,18 +73,21 @@ class Lease:
     @property
     def held(self) -> bool:
         """Whether this owner may read now (renewed within two thirds of the lease)."""
-        return self._renewed_at is not None and self._clock() < self._renewed_at + self.seconds * 2 / 3
+        return self._renewed_at is not None and self._clock() < self._renewed_at + self.seconds * HOLD
 
     def hold(self) -> bool:
         """Take or renew the lease when due; whether this owner holds it."""
         now = self._clock()
-        if self.held and now < self._renewed_at + self.seconds / 3:
+        if self.held and now < self._renewed_at + self.seconds * RENEW:
             return True
         was_held = self.held
-        # A standby asks every third of the lease, not every poll: each ask is a write.
-        if not was_held and now < self._tried_at + self.seconds / 3:
-            return False
-        self._tried_at = now
+        if not was_held:
+            # A standby looks every eighth of the lease, and writes only once the lease is free.
+            if now < self._tried_at + self.seconds * POLL:
+                return False
+            self._tried_at = now
+            if not self._takeable(now):
+                return False
         if self._write():
             if not was_held:
                 logger.info("Stream reader %s holds the lease of table %s", self.owner, self._table)
@@ -92,6 +109,16 @@ class Lease:
             )
         except (ClientError, BotoCoreError) as exc:
             logger.info("Stream lease not released (%s); it expires by itself", exc)
+
+    def _takeable(self, now: float) -> bool:
+        """Whether the lease item is absent, ours or expired (a strongly consistent read)."""
+        try:
+            answer = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True)
+            item = answer.get("Item")
+        except (ClientError, BotoCoreError) as exc:
+            logger.warning("Stream lease not read: %s", exc)
+            return False
+        return not item or item[OWNER]["S"] == self.owner or int(item[UNTIL_MS]["N"]) < int(now * 1000)
 
     def _write(self) -> bool:
         now = self._clock()

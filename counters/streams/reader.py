@@ -30,6 +30,8 @@ SHARDS_REFRESH_SECONDS = 10.0
 # A stream lag reported at INFO once a minute; past LAG_WARNING_SECONDS as a warning.
 LAG_LOG_SECONDS = 60.0
 LAG_WARNING_SECONDS = 10.0
+# A table without a stream is said once in the log, then looked at again this often (DescribeTable).
+NO_STREAM_RECHECK_SECONDS = 60.0
 
 
 class StreamReader:
@@ -66,14 +68,18 @@ class StreamReader:
         self._lag_logged_at = float("-inf")
         self._caught_up_at: dict[str, float] = {}  # per shard: when a read last reached its end
         self._started = False  # the first round after taking the lease catches up: its lag is history
+        self._streams_found: bool | None = None  # whether the table has a stream, once looked at
+        self._looked_at = float("-inf")
 
     def round(self) -> int:
         """Read one batch from each readable shard if the lease is ours; how many records were read."""
+        if not self._has_stream():
+            return 0
         if not self.lease.hold():
             self._forget()
             return 0
-        if self._arn is None:
-            self._start()
+        if self._arn is None and not self._start():
+            return 0
         if self._clock() - self._listed_at > SHARDS_REFRESH_SECONDS:
             self._shards, self._listed_at = list_shards(self._streams, self._arn), self._clock()
         read, lag = 0, 0.0
@@ -88,17 +94,47 @@ class StreamReader:
         """Give the lease up."""
         self.lease.release()
 
-    def _start(self) -> None:
-        """Find the stream, load its checkpoints (a new holder goes on from them)."""
-        table = self._client.describe_table(TableName=self.source)["Table"]
-        if not table.get("LatestStreamArn") or not table.get("StreamSpecification", {}).get("StreamEnabled"):
-            raise RuntimeError(f"Table {self.source} has no stream; run `manage.py counters_init`.")
+    def _has_stream(self) -> bool:
+        """Whether the table has a stream; a table without one is said once, and looked at now and then."""
+        if self._streams_found:
+            return True
+        if self._clock() - self._looked_at < NO_STREAM_RECHECK_SECONDS:
+            return False
+        self._looked_at = self._clock()
+        return self._note_stream(self._describe())
+
+    def _describe(self) -> dict[str, Any]:
+        return self._client.describe_table(TableName=self.source)["Table"]
+
+    def _note_stream(self, table: dict[str, Any]) -> bool:
+        """Keep whether `table` (its description) streams; say so in the log when that changes."""
+        enabled = table.get("StreamSpecification", {}).get("StreamEnabled")
+        found = bool(table.get("LatestStreamArn") and enabled)
+        if found and self._streams_found is False:
+            logger.info("Table %s has a stream now; reading it", self.source)
+        elif not found and self._streams_found is not False:
+            logger.warning(
+                "Table %s has no stream: changes other writers make are not shown live "
+                "(`manage.py counters_init` turns it on)",
+                self.source,
+            )
+        self._streams_found = found
+        return found
+
+    def _start(self) -> bool:
+        """Find the stream, load its checkpoints (a new holder goes on from them); False: it has none."""
+        table = self._describe()
+        if not self._note_stream(table):
+            self._looked_at = self._clock()
+            self.lease.release()
+            return False
         self._arn = table["LatestStreamArn"]
         label = table["LatestStreamLabel"]
         self._checkpoints = Checkpoints(self._client, self._table, label, stream_of=self.source)
         self._positions = self._checkpoints.load()
         self._done = {shard for shard, checkpoint in self._positions.items() if checkpoint.done}
         self._listed_at = float("-inf")
+        return True
 
     def _forget(self) -> None:
         """Not the holder (any more): another reader goes on; start afresh if the lease comes back."""

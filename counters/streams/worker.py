@@ -1,7 +1,7 @@
 """Run the stream reader in a background thread: inside a web worker, or in `manage.py counters_stream`.
 
-Every process that runs one competes for the lease; the one holding it reads, the others retry the
-lease every third of its length and take over when the holder stops renewing it.
+Every process that runs one competes for the lease; the one holding it reads, the others look at the
+lease every eighth of its length and take over when the holder stops renewing it (lease.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ def build_reader(process: object) -> SiteStreams | None:
     """The readers of the runtime store's streams, publishing through its broadcaster (None: no stream)."""
     store = process.part("store")
     if getattr(store, "streams", None) is None:
-        logger.warning("The counter store %s has no stream to read", type(store).__name__)
+        # The in-memory store: nothing else writes it, so there is nothing to read and nothing to say.
+        logger.debug("The counter store %s has no stream to read", type(store).__name__)
         return None
     found = metrics()
 
@@ -115,13 +116,13 @@ def stream_worker() -> StreamWorker:
 
 
 def start_in_worker() -> None:
-    """Start reading the stream in this web worker when COUNTERS_STREAM_READER is `worker`."""
+    """Start reading the stream in this web worker unless COUNTERS_STREAM_READER is `off`."""
     if conf.stream_reader() == "worker":
         stream_worker().ensure_started()
 
 
 class StreamReaderMiddleware:
-    """ASGI middleware: a web worker's requests and sockets keep its stream reader running (if configured).
+    """ASGI middleware: a web worker's requests and sockets keep its stream reader running (unless `off`).
 
     Checked at most once a second: a new store (the embedded DynamoDB Local moved) gets a new reader.
     """

@@ -38,8 +38,11 @@ def wait_shows(page: Page, name: str, value: int) -> float:
 @pytest.mark.browser
 @pytest.mark.processes
 def test_outside_writers_show_live_and_the_apps_own_views_once(demo_store, dynamodb_local, tmp_path):
-    env = site_env_for(demo_store, dynamodb_local, tmp_path, COUNTERS_STREAM_READER="worker")
-    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, sync_playwright() as playwright:
+    # As `make run` serves it: `runserver`, the stream reader left at its default.
+    env = site_env_for(demo_store, dynamodb_local, tmp_path)
+    env.pop("COUNTERS_STREAM_READER")
+    site = SiteProcess(env=env, log_path=tmp_path / "site.log", server="runserver")
+    with site, sync_playwright() as playwright:
         browser = launch(playwright)
         try:
             # bypass_csp: axe-core is injected as a script tag, which the site's policy forbids.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -13,6 +14,8 @@ import requests
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.supervisor import WATCH_SECONDS
+from tests.support.live import receive_until, site_socket
+from tests.support.outside_writers import aws_cli_add
 from tests.support.processes import SiteProcess, occupy_port
 from tests.support.reliability import beacon, csrf_session, error_code
 from tests.support.site import embedded_env, manage
@@ -65,6 +68,25 @@ def test_concurrent_views_are_exact_and_survive_a_restart(data_dir, tmp_path):
     with SiteProcess(env=env, log_path=tmp_path / "site2.log", server="runserver") as again:
         assert page_count(again, "welcome") == before + CLIENTS * GETS_PER_CLIENT
         assert local.status(data_dir).pid != running.pid
+
+
+def welcome_totals(frames: list[dict]) -> list[int]:
+    """Every total of the welcome page the frames carried, in order."""
+    return [c["value"] for frame in frames for c in frame.get("counters", []) if c["name"] == "welcome"]
+
+
+def test_as_make_run_does_a_change_made_with_the_aws_cli_shows_live(data_dir, tmp_path):
+    env = embedded_env(data_dir)
+    env.pop("COUNTERS_STREAM_READER")  # the default, as `make run` leaves it
+    site = SiteProcess(env=env, log_path=tmp_path / "site.log", server="runserver")
+    site.migrate()
+    manage(env, "counters_init")
+    with site, site_socket(site.url) as socket:
+        frames = [json.loads(socket.recv(timeout=10))]
+        assert frames[0]["type"] == "snapshot"
+        total = aws_cli_add(local.running(data_dir), "counters", "welcome", 5)
+        receive_until(socket, lambda totals: total in totals, reading=welcome_totals, frames=frames)
+    assert "has no stream" not in site.log_path.read_text()
 
 
 def test_runserver_autoreloader_starts_one_store(data_dir, tmp_path):

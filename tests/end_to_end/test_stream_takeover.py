@@ -1,5 +1,5 @@
-"""The worker reading the stream is SIGKILLed while another service writes: the lease moves, the page
-keeps up, and no total is shown twice or goes back."""
+"""The worker reading the stream is SIGKILLed while another service writes: the lease moves, a counter
+only that service writes moves again on the page within 3 s, and no total is shown twice or goes back."""
 
 from __future__ import annotations
 
@@ -14,33 +14,30 @@ from playwright.sync_api import sync_playwright
 
 from counters.streams.lease import lease_status
 from tests.support.browser import launch
-from tests.support.outside_writers import outside_client
+from tests.support.outside_writers import outside_client, sdk_add
 from tests.support.site import redis_site_env, two_workers
+from tests.support.timing import scaled
 
-LEASE_SECONDS = 3
-WRITE_SECONDS = 8
+# docs/streams.md: after the holder dies, a counter only other services write moves again within 3 s.
+MOVES_AGAIN_SECONDS = 3.0
+WRITES_PER_SECOND = 40
+# Every total the page applied for a counter, with the page's wall clock when it did (ms).
 RECORD = """(name) => {
   window.applied = [];
   LiveCounters.subscribe(message => message.counters.forEach(c => {
-    if (c.name === name) window.applied.push(c.value);
+    if (c.name === name) window.applied.push([Date.now(), c.value]);
   }));
 }"""
+APPLIED_ABOVE = "(v) => window.applied.some(([, value]) => value > v)"
+SHOWS = "(v) => document.querySelector('[data-counter=\"welcome\"]').dataset.value === String(v)"
 
 
 def outside_writer(dynamodb_local, table: str, stop: threading.Event, written: list[int]) -> None:
-    """Another service: one `ADD value :1` on the welcome page's total every 25 ms until stopped."""
+    """Another service: about WRITES_PER_SECOND `ADD value :1` on the welcome page's total until stopped."""
     client = outside_client(dynamodb_local)
     while not stop.is_set():
-        answer = client.update_item(
-            TableName=table,
-            Key={"PK": {"S": "C#welcome"}, "SK": {"S": "TOTAL"}},
-            UpdateExpression="ADD #v :one",
-            ExpressionAttributeNames={"#v": "value"},
-            ExpressionAttributeValues={":one": {"N": "1"}},
-            ReturnValues="UPDATED_NEW",
-        )
-        written.append(int(answer["Attributes"]["value"]["N"]))
-        time.sleep(0.025)
+        written.append(sdk_add(client, table, "welcome"))
+        stop.wait(1 / WRITES_PER_SECOND)
 
 
 def holder_pid(store) -> int:
@@ -56,9 +53,11 @@ def holder_pid(store) -> int:
 
 @pytest.mark.browser
 @pytest.mark.processes
-def test_the_lease_moves_when_the_reader_is_killed(demo_store, dynamodb_local, tmp_path, redis_prefix):
+def test_the_lease_moves_within_3_s_when_the_reader_is_killed(
+    demo_store, dynamodb_local, tmp_path, redis_prefix
+):
     env = redis_site_env(demo_store, dynamodb_local, tmp_path, redis_prefix)
-    env |= {"COUNTERS_STREAM_READER": "worker", "COUNTERS_STREAM_LEASE_SECONDS": str(LEASE_SECONDS)}
+    env.pop("COUNTERS_STREAM_READER")  # the site's defaults: every worker reads, the lease as shipped
     with two_workers(env, tmp_path) as workers, sync_playwright() as playwright:
         for worker in workers:
             requests.get(f"{worker.url}/api/counters", timeout=10).raise_for_status()  # starts its reader
@@ -76,26 +75,33 @@ def test_the_lease_moves_when_the_reader_is_killed(demo_store, dynamodb_local, t
             )
             writer.start()
             try:
-                time.sleep(2)
+                # The holder pushes the other service's changes; then it is killed mid-stream.
+                page.wait_for_function(APPLIED_ABOVE, arg=0, timeout=15_000)
+                killed_at = time.time()
                 os.kill(killed.process.pid, signal.SIGKILL)
-                killed_at = time.monotonic()
-                time.sleep(WRITE_SECONDS - 2)
+                killed.process.wait(10)
+                # Only the survivor can push a total made after the holder died.
+                before = demo_store.get("welcome").value
+                page.wait_for_function(APPLIED_ABOVE, arg=before, timeout=20_000)
+                # The survivor keeps up with a second more of the other service's writes.
+                page.wait_for_function(APPLIED_ABOVE, arg=before + WRITES_PER_SECOND, timeout=20_000)
             finally:
                 stop.set()
                 writer.join(10)
+            moved_at = next(at for at, value in page.evaluate("window.applied") if value > before) / 1000
+            moved_after = moved_at - killed_at
+            said = f"{len(written)} outside writes; the counter moved again {moved_after:.2f}s after the kill"
+            print(said)
+            assert moved_after <= scaled(MOVES_AGAIN_SECONDS), said
             final = demo_store.get("welcome").value
             assert final == written[-1] == len(written)
-            page.wait_for_function(
-                "(v) => document.querySelector('[data-counter=\"welcome\"]').dataset.value === String(v)",
-                arg=final,
-                timeout=20_000,
-            )
-            shown_after = time.monotonic() - killed_at
-            print(f"{len(written)} outside writes; the last shown {shown_after:.1f}s after the kill")
+            page.wait_for_function(SHOWS, arg=final, timeout=20_000)
             assert holder_pid(demo_store) in survivor.pids(), "the lease moved to the surviving worker"
-            time.sleep(1)
-            applied = page.evaluate("window.applied")
+            # A later change shown last: every push made before it has arrived.
+            sentinel = sdk_add(outside_client(dynamodb_local), demo_store.table, "welcome")
+            page.wait_for_function(SHOWS, arg=sentinel, timeout=20_000)
+            applied = [value for _, value in page.evaluate("window.applied")]
             assert applied == sorted(set(applied)), "no total shown twice, none going back"
-            assert applied[-1] == final
+            assert applied[-1] == sentinel == final + 1
         finally:
             browser.close()

@@ -71,6 +71,19 @@ def lambda_add(local: LocalDynamo, table: str, events: list[tuple[str, int]]) ->
     return [int(line) for line in result.stdout.split()]
 
 
+def sdk_add(client, table: str, name: str, units: int = 1) -> int:
+    """Another service's `UpdateItem ADD value :n` on a counter's total (boto3, in process); the new total."""
+    answer = client.update_item(
+        TableName=table,
+        Key={"PK": {"S": f"C#{name}"}, "SK": {"S": "TOTAL"}},
+        UpdateExpression="ADD #v :n",
+        ExpressionAttributeNames={"#v": "value"},
+        ExpressionAttributeValues={":n": {"N": str(units)}},
+        ReturnValues="UPDATED_NEW",
+    )
+    return int(answer["Attributes"]["value"]["N"])
+
+
 # Another service's table, with a key schema of its own, for watched counters.
 KEY = {"pk": {"S": "user#42"}}
 

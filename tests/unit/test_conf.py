@@ -47,8 +47,10 @@ def test_an_unreadable_setting_stops_the_site_at_start(settings):
         raise AssertionError("`manage.py check` accepted an unreadable setting")
 
 
-def test_the_stream_reader_is_off_or_worker(settings):
-    assert conf.stream_reader() == "off"
+def test_the_stream_reader_is_on_in_the_workers_unless_off(settings):
+    assert conf.stream_reader() == "off"  # the test settings keep it off
+    del settings.COUNTERS_STREAM_READER
+    assert conf.stream_reader() == "worker"  # a site's default
     settings.COUNTERS_STREAM_READER = " Worker "
     assert conf.stream_reader() == "worker"
     settings.COUNTERS_STREAM_READER = "lambda"

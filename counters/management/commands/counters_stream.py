@@ -23,7 +23,7 @@ class Command(BaseCommand):
         if isinstance(get_channel_layer(), InMemoryChannelLayer):
             self.stderr.write(
                 "The channel layer is in-memory: pushes from this process reach no web worker. "
-                "Set REDIS_URL (or read the stream in a worker: COUNTERS_STREAM_READER=worker)."
+                "Set REDIS_URL (or let the web workers read it: COUNTERS_STREAM_READER=worker, the default)."
             )
         stopping = threading.Event()
         for number in (signal.SIGTERM, signal.SIGINT):

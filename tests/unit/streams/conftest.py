@@ -8,7 +8,7 @@ import pytest
 
 from counters.domain.values import CounterDefinition
 from counters.streams.changes import OutsideChanges
-from counters.streams.lease import Lease
+from counters.streams.lease import UNTIL_MS, Lease, lease_key
 from counters.streams.reader import StreamReader
 
 
@@ -23,9 +23,10 @@ class Published:
 
 
 def reader_for(
-    store, published: Published, *, owner: str, lease_seconds: float = 10.0, streams=None
+    store, published: Published, *, owner: str, lease_seconds: float = 10.0, streams=None, **options
 ) -> StreamReader:
-    """A reader of the store's table stream, as `owner` (through `streams` if given)."""
+    """A reader of the store's table stream, as `owner` (through `streams` if given; `options`: the
+    reader's own, e.g. its clock)."""
     lease = Lease(store.retrying, store.table, owner=owner, seconds=lease_seconds)
     return StreamReader(
         client=store.retrying,
@@ -33,6 +34,7 @@ def reader_for(
         table=store.table,
         lease=lease,
         handle=OutsideChanges(publish=published, read=store.get),
+        **options,
     )
 
 
@@ -43,6 +45,12 @@ def read_until(reader: StreamReader, published: Published, count: int, timeout: 
         reader.round()
         time.sleep(0.05)
     return published.updates
+
+
+def renewed_at(store, seconds: float) -> float:
+    """When the lease of the store's stream was last taken or renewed: the expiry written, less the lease."""
+    item = store.retrying.get_item(TableName=store.table, Key=lease_key(store.table), ConsistentRead=True)
+    return int(item["Item"][UNTIL_MS]["N"]) / 1000 - seconds
 
 
 @pytest.fixture

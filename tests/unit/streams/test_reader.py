@@ -8,8 +8,9 @@ from counters.live.coalesce import Pending, merge
 from counters.streams.changes import OutsideChanges
 from counters.streams.lease import Lease, lease_status
 from counters.streams.reader import StreamReader
-from tests.support.outside_writers import aws_cli_add, lambda_add
-from tests.unit.streams.conftest import Published, read_until, reader_for
+from tests.support.outside_writers import aws_cli_add, lambda_add, outside_client, sdk_add
+from tests.support.timing import scaled
+from tests.unit.streams.conftest import Published, read_until, reader_for, renewed_at
 
 
 def test_outside_adds_are_published_in_order_and_the_apps_own_writes_are_not(usage, dynamodb_local):
@@ -48,17 +49,29 @@ def test_the_merge_never_goes_back_and_a_later_read_catches_up(usage, dynamodb_l
 
 
 def test_a_second_reader_waits_then_takes_over_from_the_checkpoint(usage, dynamodb_local):
+    seconds = 1.5
     first, second = Published(), Published()
-    holder = reader_for(usage, first, owner="holder", lease_seconds=1.5)
-    standby = reader_for(usage, second, owner="standby", lease_seconds=1.5)
+    holder = reader_for(usage, first, owner="holder", lease_seconds=seconds)
+    standby = reader_for(usage, second, owner="standby", lease_seconds=seconds)
     holder.round()
     lambda_add(dynamodb_local, usage.table, [("api-usage", 1), ("api-usage", 1)])
     read_until(holder, first, 2)
+    died = time.time()  # the holder's last round: its last renewal was no later
     assert standby.round() == 0 and second.updates == [], "one reader per site"
     assert lease_status(usage.retrying, usage.table)["owner"] == "holder"
-    # The holder dies (it stops renewing); changes keep coming.
-    lambda_add(dynamodb_local, usage.table, [("api-usage", 1), ("api-usage", 1), ("api-usage", 1)])
-    time.sleep(1.6)
+    # The holder dies (it stops renewing); another service's changes keep coming.
+    client = outside_client(dynamodb_local)
+    for _ in range(3):
+        sdk_add(client, usage.table, "api-usage")
+    while not standby.lease.held and time.time() < died + 4 * seconds:
+        standby.round()
+        time.sleep(0.02)
+    # When the standby took the lease: the expiry it wrote, less the lease.
+    took_over = renewed_at(usage, seconds) - died
+    # docs/streams.md: within the lease's length and an eighth after the holder's last renewal (and the
+    # calls of the round that takes it).
+    bound = scaled(seconds * 9 / 8 + 0.25)
+    assert standby.lease.held and took_over <= bound, f"took over {took_over:.2f}s after the holder died"
     read_until(standby, second, 3)
     assert lease_status(usage.retrying, usage.table)["owner"] == "standby"
     values = [update[1] for update in first.updates + second.updates]
