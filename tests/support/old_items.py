@@ -33,4 +33,5 @@ def old_app_view(store, name: str) -> int:
 
 def total_item(store, name: str) -> dict:
     """A counter's total item as stored (strongly consistent)."""
-    return store.retrying.get_item(TableName=store.table, Key=schema.total_key(name), ConsistentRead=True)["Item"]
+    key = schema.total_key(name)
+    return store.retrying.get_item(TableName=store.table, Key=key, ConsistentRead=True)["Item"]

@@ -113,7 +113,7 @@ def add_units(client, table: str, units: int) -> None:
 
 
 def counter_add(client, table: str, name: str, units: int) -> int:
-    """Another service's `UpdateItem ADD value :n` on a counter's total, from a plain boto3 client; the total."""
+    """Another service's `ADD value :n` on a counter's total, sent from a plain boto3 client; the total."""
     answer = client.update_item(
         TableName=table,
         Key={"PK": {"S": f"C#{name}"}, "SK": {"S": "TOTAL"}},
