@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from django.core.management import call_command
+from playwright.sync_api import Browser, Page, sync_playwright
 
+from counters.domain.values import CounterDefinition
 from counters.services.watched import counter_watch
-from tests.support.browser import admin_login, axe_violations, launch, staff_site
+from tests.support.browser import admin_login, axe_violations, launch, staff_site, watched
+from tests.support.old_items import define_as_before
 from tests.support.outside_writers import (
     KEY,
     add_units,
@@ -135,6 +138,25 @@ def test_a_watched_item_in_another_table_shows_live_and_staff_reset_it(demo_stor
             browser.close()
 
 
+def live_dashboard(browser: Browser, url: str, name: str) -> Page:
+    """The dashboard, live, collecting every number it shows for `name` (COLLECT) and its script errors."""
+    context = browser.new_context(viewport={"width": 1100, "height": 1400})
+    context.add_init_script(COLLECT % name)
+    page = watched(context, console=False)
+    page.goto(f"{url}/")
+    page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
+    return page
+
+
+def shown_across_a_reload(page: Page, name: str, value: int) -> list[int]:
+    """Every number the page showed for `name`, then what it shows reloaded (waiting for `value`)."""
+    shown = page.evaluate("window.shown")
+    page.reload()
+    page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
+    wait_shows(page, name, value)
+    return shown + page.evaluate("window.shown")
+
+
 @pytest.mark.browser
 @pytest.mark.processes
 def test_a_start_value_moves_forward_with_outside_writers_never_back(demo_store, dynamodb_local, tmp_path):
@@ -143,13 +165,7 @@ def test_a_start_value_moves_forward_with_outside_writers_never_back(demo_store,
     with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, sync_playwright() as playwright:
         browser = launch(playwright)
         try:
-            context = browser.new_context(viewport={"width": 1100, "height": 1400})
-            context.add_init_script(COLLECT % "pricing")
-            page = context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{site.url}/")
-            page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
+            page = live_dashboard(browser, site.url, "pricing")
             wait_shows(page, "pricing", 1000)
 
             table, other = demo_store.table, outside_client(dynamodb_local)
@@ -164,15 +180,40 @@ def test_a_start_value_moves_forward_with_outside_writers_never_back(demo_store,
                 assert write() == expected, "each writer's ADD builds on the start"
                 wait_shows(page, "pricing", expected)
             time.sleep(1.0)  # room for a late or repeated push to arrive
-            shown = page.evaluate("window.shown")
-            page.reload()
-            page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
-            wait_shows(page, "pricing", 1005)
-            shown += page.evaluate("window.shown")
+            shown = shown_across_a_reload(page, "pricing", 1005)
 
             assert shown == sorted(shown), f"never a lower number: {shown}"
             assert shown[0] == 1000 and set(shown) == set(range(1000, 1006)), shown
             assert demo_store.get("pricing").value == 1005
-            assert errors == []
+            assert page.problems == []
+        finally:
+            browser.close()
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_moving_an_old_counters_start_in_shows_on_an_open_page(store, dynamodb_local, tmp_path):
+    """A counter from before starts lived in the item, which another service added 5 to: counters_init
+    moves its start in while a dashboard shows it, and the stream carries the new total there."""
+    define_as_before(store, CounterDefinition(name="carried", kind="views", title="Carried", start=1000))
+    other = outside_client(dynamodb_local)
+    for _ in range(5):
+        counter_add(other, store.table, "carried", 1)
+    env = site_env_for(store, dynamodb_local, tmp_path, COUNTERS_STREAM_READER="worker")
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            page = live_dashboard(browser, site.url, "carried")
+            wait_shows(page, "carried", 5)
+
+            call_command("counters_init", "--no-demo")
+            wait_shows(page, "carried", 1005)
+            assert counter_add(other, store.table, "carried", 1) == 1006
+            wait_shows(page, "carried", 1006)
+            shown = shown_across_a_reload(page, "carried", 1006)
+
+            assert shown == sorted(shown), f"never a lower number: {shown}"
+            assert set(shown) == {5, 1005, 1006}, shown
+            assert page.problems == []
         finally:
             browser.close()
