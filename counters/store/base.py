@@ -57,6 +57,13 @@ class CounterStore(ABC):
     # The answer carries what the write returns (value, version, updated_at); DynamoDB's holds no title
     # or description for a plain counter, so callers read those with `get`.
     @abstractmethod
+    def move_starts(self) -> int:
+        """Make each counter's stored total hold its start, once (for counters defined before it did).
+
+        Safe to run again and while anything writes; return how many totals took their start in now.
+        """
+
+    @abstractmethod
     def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add `by` (default: the counter's step) to a registered counter of `kind` in one write."""
 

@@ -149,6 +149,10 @@ class MemoryCounterStore(CounterStore):
         )
         return True
 
+    def move_starts(self) -> int:
+        """Nothing to move: a counter's value holds its start from its definition on."""
+        return 0
+
     def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add `by` (default: the step) to a registered counter of `kind`."""
         with self._lock:

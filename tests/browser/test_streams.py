@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
-from playwright.sync_api import Page, sync_playwright
+from django.core.management import call_command
+from playwright.sync_api import Browser, Page, sync_playwright
 
+from counters.domain.values import CounterDefinition
 from counters.services.watched import counter_watch
-from tests.support.browser import admin_login, axe_violations, launch, staff_site
-from tests.support.outside_writers import KEY, add_units, aws_cli_add, lambda_add, other_table
+from tests.support.browser import admin_login, axe_violations, launch, staff_site, watched
+from tests.support.old_items import define_as_before
+from tests.support.outside_writers import (
+    KEY,
+    add_units,
+    aws_cli_add,
+    counter_add,
+    lambda_add,
+    other_table,
+    outside_client,
+)
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 
@@ -26,6 +39,22 @@ SHOWS = """([name, value]) => {
   const nodes = [...document.querySelectorAll(`[data-counter="${name}"]`)];
   return nodes.length > 0 && nodes.every(n => n.dataset.value === String(value));
 }"""
+
+# Every number the document shows for a counter, from its first render on: each element's text as
+# rendered, then again each time it changes (installed before any script of the page runs).
+COLLECT = """(() => {
+  const selector = '[data-counter="%s"]';
+  const read = node => Number(node.textContent.replace(/[^0-9]/g, ""));
+  window.shown = [];
+  document.addEventListener("DOMContentLoaded", () => {
+    document.querySelectorAll(selector).forEach(node => window.shown.push(read(node)));
+    new MutationObserver(records => records.forEach(record => {
+      const node = record.target.nodeType === Node.ELEMENT_NODE ? record.target : record.target.parentElement;
+      const counter = node && node.closest(selector);
+      if (counter) window.shown.push(read(counter));
+    })).observe(document.body, {subtree: true, childList: true, characterData: true});
+  });
+})();"""
 
 
 def wait_shows(page: Page, name: str, value: int) -> float:
@@ -112,3 +141,80 @@ def test_a_watched_item_in_another_table_shows_live_and_staff_reset_it(demo_stor
             wait_shows(page, "api-units", 2)
         finally:
             browser.close()
+
+
+@contextmanager
+def live_dashboard(store, dynamodb_local, tmp_path, browser: Browser, name: str) -> Iterator[Page]:
+    """A site reading the table's stream, its dashboard live and collecting what it shows for `name`."""
+    env = site_env_for(store, dynamodb_local, tmp_path, COUNTERS_STREAM_READER="worker")
+    with SiteProcess(env=env, log_path=tmp_path / "site.log") as site:
+        context = browser.new_context(viewport={"width": 1100, "height": 1400})
+        try:
+            context.add_init_script(COLLECT % name)
+            page = watched(context, console=False)
+            page.goto(f"{site.url}/")
+            page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
+            yield page
+        finally:
+            context.close()
+
+
+def shown_across_a_reload(page: Page, name: str, value: int) -> list[int]:
+    """Every number the page showed for `name`, then what it shows reloaded (waiting for `value`)."""
+    shown = page.evaluate("window.shown")
+    page.reload()
+    page.wait_for_selector('#connection[data-state="live"]', timeout=PUSH_MS)
+    wait_shows(page, name, value)
+    return shown + page.evaluate("window.shown")
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_a_start_value_moves_forward_with_outside_writers_never_back(
+    demo_store, dynamodb_local, tmp_path, browser
+):
+    """The demo's `pricing` carries 1,000 views; the AWS CLI, the JavaScript SDK and boto3 each ADD to it."""
+    with live_dashboard(demo_store, dynamodb_local, tmp_path, browser, "pricing") as page:
+        wait_shows(page, "pricing", 1000)
+
+        table, other = demo_store.table, outside_client(dynamodb_local)
+        writers = [
+            lambda: aws_cli_add(dynamodb_local, table, "pricing", 1),
+            lambda: lambda_add(dynamodb_local, table, [("pricing", 1)])[0],
+            lambda: counter_add(other, table, "pricing", 1),
+            lambda: aws_cli_add(dynamodb_local, table, "pricing", 1),
+            lambda: lambda_add(dynamodb_local, table, [("pricing", 1)])[0],
+        ]
+        for expected, write in enumerate(writers, start=1001):
+            assert write() == expected, "each writer's ADD builds on the start"
+            wait_shows(page, "pricing", expected)
+        time.sleep(1.0)  # room for a late or repeated push to arrive
+        shown = shown_across_a_reload(page, "pricing", 1005)
+
+        assert shown == sorted(shown), f"never a lower number: {shown}"
+        assert shown[0] == 1000 and set(shown) == set(range(1000, 1006)), shown
+        assert demo_store.get("pricing").value == 1005
+        assert page.problems == []
+
+
+@pytest.mark.browser
+@pytest.mark.processes
+def test_moving_an_old_counters_start_in_shows_on_an_open_page(store, dynamodb_local, tmp_path, browser):
+    """A counter from before starts lived in the item, which another service added 5 to: counters_init
+    moves its start in while a dashboard shows it, and the stream carries the new total there."""
+    define_as_before(store, CounterDefinition(name="carried", kind="views", title="Carried", start=1000))
+    other = outside_client(dynamodb_local)
+    for _ in range(5):
+        counter_add(other, store.table, "carried", 1)
+    with live_dashboard(store, dynamodb_local, tmp_path, browser, "carried") as page:
+        wait_shows(page, "carried", 5)
+
+        call_command("counters_init", "--no-demo")
+        wait_shows(page, "carried", 1005)
+        assert counter_add(other, store.table, "carried", 1) == 1006
+        wait_shows(page, "carried", 1006)
+        shown = shown_across_a_reload(page, "carried", 1006)
+
+        assert shown == sorted(shown), f"never a lower number: {shown}"
+        assert set(shown) == {5, 1005, 1006}, shown
+        assert page.problems == []

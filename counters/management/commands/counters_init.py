@@ -1,4 +1,4 @@
-"""Create the counters table if missing and, unless --no-demo, register the demo pages and polls."""
+"""Create the counters table if missing, move starts into totals, and unless --no-demo seed the demo."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,7 +10,10 @@ from counters.services.setup import store_prepare
 class Command(BaseCommand):
     """`python manage.py counters_init [--no-demo]`."""
 
-    help = "Create the DynamoDB table if it is missing and seed the demo pages and polls."
+    help = (
+        "Create the DynamoDB table if it is missing, move counters' starts into their stored totals "
+        "(once), and seed the demo pages and polls."
+    )
 
     def add_arguments(self, parser):
         """Let operators skip the demo content."""
@@ -24,6 +27,8 @@ class Command(BaseCommand):
             raise CommandError(exc.detail) from exc
         if prepared.table_created:
             self.stdout.write(f"Created the DynamoDB table {conf.table_name()!r}.")
+        if prepared.starts_moved:
+            self.stdout.write(f"Moved the start of {prepared.starts_moved} counter(s) into the stored total.")
         detail = " (no demo content)" if options["no_demo"] else " with the demo pages and polls"
         self.stdout.write(self.style.SUCCESS(f"Table {conf.table_name()!r} ready{detail}."))
         if options["no_demo"]:

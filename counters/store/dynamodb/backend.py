@@ -23,6 +23,7 @@ from counters.store.dynamodb import (
     polls,
     resets,
     site_pages,
+    starts,
     tallies,
     visitors,
     votes,
@@ -108,6 +109,10 @@ class DynamoCounterStore(CounterStore):
     def define_counter(self, definition: values.CounterDefinition) -> bool:
         """Write the registry entry and the total item together, once."""
         return counters.define(self.gateway, definition)
+
+    def move_starts(self) -> int:
+        """One conditional UpdateItem per total item still without its start (see starts.py)."""
+        return starts.move_starts(self.gateway, counters.counter_names(self.gateway))
 
     def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add to a counter and return the new total and version; concurrent adds share one UpdateItem."""

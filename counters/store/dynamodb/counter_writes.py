@@ -20,7 +20,7 @@ from counters.domain.clock import now_iso
 from counters.domain.values import CounterState
 from counters.exceptions import UnknownCounter
 from counters.metrics import metrics
-from counters.store.dynamodb import items, schema
+from counters.store.dynamodb import items, schema, starts
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.schema import as_int
@@ -28,8 +28,10 @@ from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import ConditionFailed, Table
 
 # One UpdateItem does the whole increment; the condition keeps unknown names from creating items
-# (no table spam) and keeps a view beacon from touching a vote counter. `if_not_exists` lets the
-# first write start from the counter's own `start` attribute (carried-over counts) with no read.
+# (no table spam) and keeps a view beacon from touching a vote counter. A counter's start is in its
+# `value` from its definition on (items.counter_items), so every write, ours or another service's ADD,
+# builds on it; `if_not_exists(#value, #start)` only serves a total item defined before that and never
+# written since, whose first write takes its start in as writes did then (starts.py).
 # `shards` and `epoch` are named (and left as they are) only so UPDATED_NEW returns them: the answer
 # then tells whether another process made the counter hot, or reset it, without a read; `bot_views`
 # likewise, so the answer carries it.
@@ -40,7 +42,15 @@ INCREMENT_EXPRESSION = (
     "ADD #version :one"
 )
 # A watched counter is counted by its own table's writers (its total only mirrors theirs): never here.
-INCREMENT_CONDITION = "attribute_exists(#pk) AND #kind = :kind AND attribute_not_exists(#watch)"
+COUNTER_CONDITION = "attribute_exists(#pk) AND #kind = :kind AND attribute_not_exists(#watch)"
+# A total item from before starts lived in `value` that only other writers have written holds their adds
+# without its start (starts.py): refused, and its start moved in first, since a write of ours would build
+# on that value and the item could no longer tell that the start is missing. Every item defined now has
+# `start_applied`; an unwritten old one takes its start through `if_not_exists` above; shards start at 0.
+START_IN_VALUE = (
+    "(attribute_exists(#applied) OR #start = :zero OR attribute_not_exists(#value) OR #version > :zero)"
+)
+INCREMENT_CONDITION = f"{COUNTER_CONDITION} AND {START_IN_VALUE}"
 # Several steps at once carry the step in the request: refused if the counter's step is another.
 INCREMENT_STEP_UNCHANGED = f"{INCREMENT_CONDITION} AND #step = :step"
 INCREMENT_NAMES = {
@@ -54,6 +64,7 @@ INCREMENT_NAMES = {
     "#epoch": schema.EPOCH,
     "#bots": schema.BOT_VIEWS,
     "#watch": schema.WATCH_TABLE,
+    "#applied": schema.START_APPLIED,
 }
 INCREMENT_STEP_NAMES = {**INCREMENT_NAMES, "#step": schema.STEP}
 INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
@@ -149,15 +160,20 @@ class CounterWriter:
     def _add(
         self, key: dict[str, Any], *, name: str, kind: str, by: int | None, times: int
     ) -> dict[str, Any]:
-        """The increment's UpdateItem; a write refused for a step that changed is sent again, once."""
+        """The increment's UpdateItem; one refused for a start not yet in the item, or for a step that
+        changed, is sent again, once."""
         update = self._increment_update(name, kind=kind, by=by, times=times)
         try:
             return self._send(key, update)
-        except ConditionFailed:
-            if not update.checks_step:
+        except ConditionFailed as exc:
+            if starts.awaits_start(exc.item):
+                starts.move_start(self.table, exc.item)
+            elif update.checks_step:
+                self.steps.pop(name, None)
+            else:
                 raise
-        # Refused, so nothing was written: with the step read afresh the write is safe to send again.
-        self.steps.pop(name, None)
+        # Refused, so nothing was written: with the start moved in or the step read afresh the write is
+        # safe to send again.
         return self._send(key, self._increment_update(name, kind=kind, by=by, times=times))
 
     def _increment_update(self, name: str, *, kind: str, by: int | None, times: int) -> Update:
@@ -199,6 +215,8 @@ class CounterWriter:
             values=update.values,
             returns=update.returns,
             send_once=True,
+            # A refusal carries the item as it was: an item awaiting its start is told from an unknown name.
+            old_on_failure=True,
         )
         return {**attributes, **key}
 
@@ -221,7 +239,7 @@ class CounterWriter:
 def bot_views_update(times: int) -> Update:
     """Add `times` to `bot_views`, only on an existing views counter; the whole item comes back."""
     values = {":times": {"N": str(times)}, ":kind": {"S": "views"}}
-    return Update(BOT_VIEW_EXPRESSION, INCREMENT_CONDITION, BOT_VIEW_NAMES, values, "ALL_NEW")
+    return Update(BOT_VIEW_EXPRESSION, COUNTER_CONDITION, BOT_VIEW_NAMES, values, "ALL_NEW")
 
 
 @contextmanager

@@ -14,12 +14,16 @@ from counters.store.dynamodb.schema import as_bool, as_int, as_str, optional_str
 
 
 def item_value(item: dict[str, Any]) -> int:
-    """An item's part of the total: its value, or its `start` before the first write (shards start at 0)."""
+    """An item's part of the total: its value (shards start at 0).
+
+    A total item defined before the start lived in `value` has none until its first write or
+    counters_init: it shows its `start` then, which no write has added yet.
+    """
     return as_int(item.get(schema.VALUE), as_int(item.get(schema.START)))
 
 
 def state_from_item(name: str, item: dict[str, Any]) -> values.CounterState:
-    """Build a values.CounterState from a total item; a never-hit counter shows its start value."""
+    """Build a values.CounterState from a total item (its value already holds its start)."""
     return values.CounterState(
         name=name,
         kind=as_str(item.get(schema.KIND)),
@@ -94,7 +98,11 @@ def counter_items(definition: values.CounterDefinition, now: str) -> list[dict[s
         schema.KIND: {"S": definition.kind},
         schema.TITLE: {"S": definition.title},
         schema.DESCRIPTION: {"S": definition.description},
+        # The start is part of the stored total from the first moment, so another writer's `ADD value :n`
+        # builds on it like the app's own writes; `start` stays as the record of where it began.
+        schema.VALUE: {"N": str(definition.start)},
         schema.START: {"N": str(definition.start)},
+        schema.START_APPLIED: {"BOOL": True},
         schema.STEP: {"N": str(definition.step)},
         schema.VERSION: {"N": "0"},
         schema.BADGE_COUNTS: {"BOOL": definition.badge_counts},

@@ -17,6 +17,8 @@ KIND = "kind"
 TITLE = "title"
 DESCRIPTION = "description"
 START = "start"
+# On a total item: its `value` holds its `start` (written at definition, or moved by counters_init).
+START_APPLIED = "start_applied"
 STEP = "step"
 UPDATED_AT = "updated_at"
 CREATED_AT = "created_at"

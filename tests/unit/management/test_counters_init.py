@@ -1,4 +1,5 @@
-"""`manage.py counters_init`: looking the store up creates nothing; the command creates and seeds."""
+"""`manage.py counters_init`: looking the store up creates nothing; the command creates, seeds, and moves
+the starts of counters defined before they lived in the stored total."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import pytest
 from django.core.management import call_command
 
 from counters.demo import DEMO_PAGES, DEMO_POLLS
+from counters.domain.values import CounterDefinition
 from counters.store import get_store
+from tests.support.old_items import define_as_before
+from tests.support.outside_writers import counter_add, outside_client
 
 
 def table_exists(store) -> bool:
@@ -43,3 +47,18 @@ def test_init_seeds_the_demo_pages_and_polls_once(fresh_store):
     names = set(fresh_store.counter_names())
     assert {page.name for page in DEMO_PAGES} <= names
     assert [poll.id for poll in fresh_store.list_polls()] == sorted(poll.id for poll in DEMO_POLLS)
+
+
+def test_init_moves_the_starts_of_a_table_from_before_into_their_totals_once(store, dynamodb_local, capsys):
+    define_as_before(store, CounterDefinition(name="pricing", kind="views", start=1000))
+    define_as_before(store, CounterDefinition(name="launch", kind="views", start=50))
+    other = outside_client(dynamodb_local)
+    for _ in range(5):
+        counter_add(other, store.table, "pricing", 1)
+
+    call_command("counters_init", "--no-demo")
+    assert "Moved the start of 2 counter(s) into the stored total." in capsys.readouterr().out
+    call_command("counters_init", "--no-demo")
+    assert "Moved the start" not in capsys.readouterr().out
+    assert (store.get("pricing").value, store.get("launch").value) == (1005, 50)
+    assert counter_add(other, store.table, "launch", 1) == 51

@@ -123,6 +123,16 @@ def test_first_write_starts_from_start_value_and_adds_step(any_store):
 
 
 @moto_too
+def test_a_start_is_in_the_total_from_the_definition_on_so_no_start_is_left_to_move(any_store):
+    define(any_store, "carried", start=1000)
+    assert any_store.move_starts() == 0
+    assert any_store.get("carried").value == 1000
+    assert any_store.increment("carried", kind="views").value == 1001
+    assert any_store.move_starts() == 0
+    assert any_store.get("carried").value == 1001
+
+
+@moto_too
 def test_get_shows_the_definition_and_when_it_was_last_written(any_store):
     define(any_store, "about", title="About", description="Who we are.")
     fresh = any_store.get("about")
