@@ -82,6 +82,10 @@ class IdempotencyKeyReused(Conflict):
     """An Idempotency-Key came back with another request than the one it first carried."""
 
 
+class IdempotencyKeyInUse(Conflict):
+    """An Idempotency-Key came back from another voter than the one it was used by (in the same poll)."""
+
+
 class TooLarge(InvalidInput):
     """A body or header longer than the contract allows."""
 

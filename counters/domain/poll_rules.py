@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from datetime import UTC, datetime
 
 from counters.domain.values import PollDefinition, VoteChange, VoterRecord
@@ -53,6 +54,17 @@ def check_may_vote(poll: PollDefinition, *, voter: str, now: datetime) -> None:
         raise PollClosed(f"The poll {poll.id!r} is closed and takes no more votes.")
     if poll.audience == "users" and not voter.startswith("user:"):
         raise NotAllowed("Only signed-in users may vote in this poll; sign in first.")
+
+
+def check_option(poll_id: str, option: str | None, options: Collection[str]) -> None:
+    """InvalidInput unless `option` is one of the poll's option ids (None, a retraction, always is)."""
+    if option is not None and option not in options:
+        raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
+
+
+def option_ids(poll: PollDefinition) -> frozenset[str]:
+    """The ids of a poll's options."""
+    return frozenset(o.id for o in poll.options)
 
 
 def utc_now() -> datetime:

@@ -140,16 +140,21 @@ class IdempotencyClaim:
     key: str
     fingerprint: str
     expires_at: int
+    # Whether the request's voter was minted by it (no cookie, not signed in): its answer sets that
+    # voter's cookie, so a replay may hand the same cookie to a resend that comes without one.
+    new_voter: bool = False
 
 
 @dataclass(frozen=True)
 class StoredReply:
-    """A live idempotency record: the request it belongs to and the change it made."""
+    """A live idempotency record: the request it belongs to, the voter it was used by, the change it made."""
 
     fingerprint: str
     choice: str | None
     previous: str | None
     counted: bool
+    voter: str
+    new_voter: bool = False
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ PARTS: dict[str, Part] = {
     "history": Part("counters.background.history_writer.build_history_recorder", needs=("store",)),
     "hot_settler": Part("counters.background.hot_settler.build_settler", needs=("store",)),
     "known_totals": Part("counters.services.vote_totals.KnownTotals.for_runtime", needs=("store",)),
+    "known_options": Part("counters.services.vote_options.KnownOptions.for_runtime", needs=("store",)),
     "visitors": Part("counters.services.visitors.VisitorBook.for_runtime", needs=("store",)),
     # Whole-site counting: views per source and page per day, and pages created at their first view.
     "day_tallies": Part("counters.background.tally_writer.TallyWriter.for_runtime", needs=("store",)),

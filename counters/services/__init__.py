@@ -13,6 +13,7 @@ from counters.services.polls import (
     poll_set_closed,
 )
 from counters.services.registration import Registered, counter_definition, counter_register
+from counters.services.vote_options import vote_option_check
 from counters.services.votes import VoteOutcome, vote_body, vote_cast, vote_retract
 
 __all__ = [
@@ -35,5 +36,6 @@ __all__ = [
     "view_record",
     "vote_body",
     "vote_cast",
+    "vote_option_check",
     "vote_retract",
 ]

@@ -31,7 +31,9 @@ def fingerprint_of(**request: object) -> str:
     return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
 
 
-def claim(key: str, fingerprint: str, *, now: float | None = None) -> IdempotencyClaim:
+def claim(
+    key: str, fingerprint: str, *, new_voter: bool = False, now: float | None = None
+) -> IdempotencyClaim:
     """The record a write with this key leaves behind, alive for COUNTERS_IDEMPOTENCY_TTL seconds."""
     expires_at = int((time.time() if now is None else now) + conf.idempotency_ttl())
-    return IdempotencyClaim(key=key, fingerprint=fingerprint, expires_at=expires_at)
+    return IdempotencyClaim(key=key, fingerprint=fingerprint, expires_at=expires_at, new_voter=new_voter)

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from counters import selectors
 from counters.domain.names import validate_slug
+from counters.domain.replays import replay_voter
 from counters.domain.values import CounterState, PollDefinition, VoteChange
-from counters.exceptions import Conflict, IdempotencyKeyReused, IdempotencyRace
+from counters.exceptions import Conflict, IdempotencyRace
 from counters.live import broadcast, catalog
 from counters.live.read_back import ReadBack
 from counters.metrics import metrics
@@ -27,81 +28,100 @@ class VoteOutcome:
     replayed: bool = False
     # The poll's totals behind body["poll"]: the web layer shows them as the asker may see them.
     totals: selectors.PollTotals | None = None
+    # The voter the answer belongs to when it is not the asker: a resend without a voter of its own
+    # became the voter its key was first used by (the web layer sets that voter's cookie).
+    voter: str | None = None
+
+
+@dataclass(frozen=True)
+class _Ballot:
+    """What one vote request asks: `option` (None retracts) for `voter`, minted for it or not."""
+
+    poll_id: str
+    voter: str
+    option: str | None
+    picked: bool | None
+    new_voter: bool
 
 
 def vote_cast(
-    *, poll_id: str, voter: str, option: str, idempotency_key: str | None = None, picked: bool | None = None
+    *,
+    poll_id: str,
+    voter: str,
+    option: str,
+    idempotency_key: str | None = None,
+    picked: bool | None = None,
+    new_voter: bool = False,
 ) -> VoteOutcome:
     """Make `option` the voter's choice in a poll (moving any earlier vote), or in a multiple-choice
-    poll add (`picked`) or remove one pick, and push the new totals."""
+    poll add (`picked`) or remove one pick, and push the new totals. `new_voter`: the voter was minted
+    for this request (no cookie, not signed in), so a resend of its key may become it (domain/replays.py)."""
     validate_slug(option, what="option id")
-    return _vote_change(
-        poll_id=poll_id, voter=voter, option=option, idempotency_key=idempotency_key, picked=picked
-    )
+    ballot = _Ballot(poll_id, voter, option, picked, new_voter)
+    return _vote_change(ballot, idempotency_key)
 
 
-def vote_retract(*, poll_id: str, voter: str, idempotency_key: str | None = None) -> VoteOutcome:
-    """Withdraw the voter's vote in a poll, if any, and push the new totals."""
-    return _vote_change(
-        poll_id=poll_id, voter=voter, option=None, idempotency_key=idempotency_key, picked=None
-    )
-
-
-def _vote_change(
-    *, poll_id: str, voter: str, option: str | None, idempotency_key: str | None, picked: bool | None
+def vote_retract(
+    *, poll_id: str, voter: str, idempotency_key: str | None = None, new_voter: bool = False
 ) -> VoteOutcome:
+    """Withdraw the voter's vote in a poll, if any, and push the new totals."""
+    return _vote_change(_Ballot(poll_id, voter, None, None, new_voter), idempotency_key)
+
+
+def _vote_change(ballot: _Ballot, idempotency_key: str | None) -> VoteOutcome:
     """One vote transaction, answered once per Idempotency-Key."""
-    validate_slug(poll_id, what="poll id")
+    validate_slug(ballot.poll_id, what="poll id")
     key = idempotency.validate_key(idempotency_key)
     with vote_slot():
-        outcome = _vote_change_now(poll_id=poll_id, voter=voter, option=option, key=key, picked=picked)
+        outcome = _vote_change_now(ballot, key)
     result = "replayed" if outcome.replayed else "counted" if outcome.body["counted"] else "unchanged"
-    metrics().votes.labels("retract" if option is None else "vote", result).inc()
+    metrics().votes.labels("retract" if ballot.option is None else "vote", result).inc()
     return outcome
 
 
-def _vote_change_now(
-    *, poll_id: str, voter: str, option: str | None, key: str | None, picked: bool | None
-) -> VoteOutcome:
+def _vote_change_now(ballot: _Ballot, key: str | None) -> VoteOutcome:
     """The vote's reads and writes, in this process's turn."""
     store = get_store()
+    poll_id, voter, option, picked = ballot.poll_id, ballot.voter, ballot.option, ballot.picked
     # Taken before the transaction is sent, so it cannot hold this vote: the answer adds it once.
     before = known_totals().snapshot(poll_id)
     if key is None:
         change = store.cast_vote(poll_id, voter=voter, option=option, picked=picked)
         return _vote_reply(store, change, before)
-    # A pick's fingerprint names it; a single-choice vote's stays as it always was.
+    # A pick's fingerprint names it; a single-choice vote's stays as it always was. The voter is not in
+    # it: the key is the poll's, and the record names its voter (domain/replays.py decides a resend).
     picking = {} if picked is None else {"picked": picked}
     fingerprint = idempotency.fingerprint_of(
         action="retract" if option is None else "vote", poll=poll_id, option=option, **picking
     )
-    claim = idempotency.claim(key, fingerprint)
+    claim = idempotency.claim(key, fingerprint, new_voter=ballot.new_voter)
     try:
         change = store.cast_vote(poll_id, voter=voter, option=option, claim=claim, picked=picked)
     except IdempotencyRace as race:
         # This key was used before (or a twin request just committed it): answer with that result.
-        return _replay(store, race, voter=voter, key=key, fingerprint=fingerprint, poll_id=poll_id)
+        return _replay(store, race, ballot=ballot, key=key, fingerprint=fingerprint)
     # The key's record, written by the vote's own transaction, holds the change: a replay answers from
     # it with the totals of its time, so no reply needs saving after the vote.
     return _vote_reply(store, change, before)
 
 
-def _replay(
-    store, race: IdempotencyRace, *, voter: str, key: str, fingerprint: str, poll_id: str
-) -> VoteOutcome:
-    """The change the earlier request with this key made, with the totals read now; 409 if that was
-    another request. The totals are read, not known: that change may be newer than what is known."""
-    stored = race.stored if race.stored is not None else store.stored_reply(voter, key)
+def _replay(store, race: IdempotencyRace, *, ballot: _Ballot, key: str, fingerprint: str) -> VoteOutcome:
+    """The change the earlier request with this key made, with the totals read now, answered as the
+    key's voter; 409 if that was another request, or another voter's (domain/replays.py). The totals
+    are read, not known: that change may be newer than what is known."""
+    stored = race.stored if race.stored is not None else store.stored_reply(ballot.poll_id, key)
     if stored is None:  # expired in between: rare enough to ask the client to send it again
         raise Conflict("This Idempotency-Key was just released; send the request again.")
-    if stored.fingerprint != fingerprint:
-        raise IdempotencyKeyReused("This Idempotency-Key was already used with a different request.")
+    answered_as = replay_voter(
+        stored, voter=ballot.voter, new_voter=ballot.new_voter, fingerprint=fingerprint
+    )
     if race.poll is not None:
         totals = selectors.poll_totals_from_states(race.poll, _read_totals(store, race.poll))
     else:
-        totals = selectors.poll_totals(poll_id=poll_id)
+        totals = selectors.poll_totals(poll_id=ballot.poll_id)
     body = vote_body(totals, choice=stored.choice, previous=stored.previous, counted=stored.counted)
-    return VoteOutcome(body=body, replayed=True, totals=totals)
+    voter = answered_as if answered_as != ballot.voter else None
+    return VoteOutcome(body=body, replayed=True, totals=totals, voter=voter)
 
 
 def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> VoteOutcome:

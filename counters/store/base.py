@@ -249,9 +249,10 @@ class CounterStore(ABC):
         refuses a new voter with PollClosed once it holds `max_voters`. NotAllowed for an anonymous
         voter in a poll for signed-in users; PollClosed past `closes_at`.
 
-        With a `claim`, the change also records the Idempotency-Key; IdempotencyRace if that key is
-        already recorded (with the record and the poll if it read them, else the caller answers from
-        `stored_reply`). PollClosed, InvalidInput for an
+        With a `claim`, the change also records the Idempotency-Key, claimed per poll with the voter
+        it was used by; IdempotencyRace if that key is already recorded in the poll, by this voter or
+        another, and nothing changes (with the record and the poll if it read them, else the caller
+        answers from `stored_reply`). PollClosed, InvalidInput for an
         unknown option, UnknownCounter for an unknown poll; no total ever goes below zero.
         """
 
@@ -272,5 +273,5 @@ class CounterStore(ABC):
         """Every voter holding a vote in a poll, with their option."""
 
     @abstractmethod
-    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
-        """The live (unexpired) idempotency record of a voter's key, or None."""
+    def stored_reply(self, poll_id: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
+        """The live (unexpired) idempotency record of a key in a poll, or None."""

@@ -21,9 +21,11 @@ from counters.domain.names import option_counter_name
 from counters.domain.page_rules import PageBudget
 from counters.domain.poll_rules import (
     check_may_vote,
+    check_option,
     keeps_voter_count,
     new_code,
     normalize_code,
+    option_ids,
     pick_change,
     utc_now,
 )
@@ -82,18 +84,25 @@ class StoredCounter:
 
 @dataclass
 class IdempotencyRecord:
-    """What a vote with an Idempotency-Key left behind: the request's hash and the change it made."""
+    """What a vote with an Idempotency-Key left behind: the request's hash, its voter, the change it made."""
 
     fingerprint: str
     choice: str | None
     previous: str | None
     counted: bool
     expires_at: int
+    voter: str
+    new_voter: bool
 
     def reply(self) -> values.StoredReply:
         """The record as a replay reads it."""
         return values.StoredReply(
-            fingerprint=self.fingerprint, choice=self.choice, previous=self.previous, counted=self.counted
+            fingerprint=self.fingerprint,
+            choice=self.choice,
+            previous=self.previous,
+            counted=self.counted,
+            voter=self.voter,
+            new_voter=self.new_voter,
         )
 
 
@@ -112,7 +121,7 @@ class MemoryCounterStore(CounterStore):
         self._picks: dict[tuple[str, str], frozenset[str]] = {}  # (poll, voter) -> multiple-choice picks
         self._voter_counts: dict[str, int] = {}  # poll -> voters holding a vote, where it keeps a count
         self._poll_audits: dict[str, list[values.PollAudit]] = {}  # oldest first
-        self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (voter, key)
+        self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}  # (poll, key)
         self._buckets: dict[str, dict[str, tuple[int, int]]] = {}  # name -> bucket -> (count, expires_at)
         self._resets: dict[str, list[values.ResetRecord]] = {}  # oldest first
         self._salts: dict[str, bytes] = {}  # day key -> salt
@@ -525,11 +534,10 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             poll = self._poll(poll_id)
             # A key in use answers from its record even if the poll has closed since.
-            if claim is not None and (used := self._live_record(voter, claim.key, int(time.time()))):
+            if claim is not None and (used := self._live_record(poll_id, claim.key, int(time.time()))):
                 raise IdempotencyRace(used.reply(), poll)
             check_may_vote(poll, voter=voter, now=utc_now())
-            if option is not None and option not in {o.id for o in poll.options}:
-                raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
+            check_option(poll_id, option, option_ids(poll))
             change = self._decide(poll, voter, option, picked)
             if change.counted:
                 self._count_voter(poll, voter, change)
@@ -537,12 +545,14 @@ class MemoryCounterStore(CounterStore):
                 self._voters.setdefault(poll_id, {})[voter] = change.record_option
                 self._picks[(poll_id, voter)] = change.picks or frozenset()
             if claim is not None:
-                self._idempotency[(voter, claim.key)] = IdempotencyRecord(
+                self._idempotency[(poll_id, claim.key)] = IdempotencyRecord(
                     fingerprint=claim.fingerprint,
                     choice=change.choice,
                     previous=change.previous,
                     counted=change.counted,
                     expires_at=claim.expires_at,
+                    voter=voter,
+                    new_voter=claim.new_voter,
                 )
             return change
 
@@ -606,13 +616,13 @@ class MemoryCounterStore(CounterStore):
         with self._lock:
             return {voter: option for voter, option in self._voters.get(poll_id, {}).items() if option}
 
-    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
-        """The key's record unless it has expired."""
+    def stored_reply(self, poll_id: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
+        """The key's record in the poll unless it has expired."""
         with self._lock:
-            record = self._live_record(voter, key, now or int(time.time()))
+            record = self._live_record(poll_id, key, now or int(time.time()))
             return None if record is None else record.reply()
 
-    def _live_record(self, voter: str, key: str, now: int) -> IdempotencyRecord | None:
-        """A key's record if it has not expired by `now` (the caller holds the lock)."""
-        record = self._idempotency.get((voter, key))
+    def _live_record(self, poll_id: str, key: str, now: int) -> IdempotencyRecord | None:
+        """A key's record in a poll if it has not expired by `now` (the caller holds the lock)."""
+        record = self._idempotency.get((poll_id, key))
         return record if record is not None and record.expires_at >= now else None

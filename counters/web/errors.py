@@ -17,6 +17,7 @@ from django.shortcuts import render
 from counters.exceptions import (
     Conflict,
     CounterError,
+    IdempotencyKeyInUse,
     IdempotencyKeyReused,
     InvalidInput,
     NotAllowed,
@@ -81,6 +82,7 @@ ANSWERS: tuple[tuple[type[BaseException], Answer], ...] = (
     (VersionConflict, Answer(409, "version_conflict", "Changed meanwhile", "The counter changed meanwhile.")),
     (PollClosed, Answer(409, "poll_closed", "Poll closed", "This poll takes no more votes.")),
     (IdempotencyKeyReused, Answer(409, "idempotency_key_reused", "Key reused", "This key was used before.")),
+    (IdempotencyKeyInUse, Answer(409, "idempotency_key_in_use", "Key in use", "Used by another voter.")),
     (PageLimitReached, Answer(409, "page_limit", "Page limit reached", "This site counts no new pages.")),
     (Conflict, Answer(409, "conflict", "Conflict", "Something changed meanwhile; look again and retry.")),
     (TooLarge, TOO_LARGE),

@@ -13,7 +13,7 @@ from counters.services.idempotency import validate_key
 from counters.web.bodies import FORM, JSON, read_body
 from counters.web.json_api import json_api
 from counters.web.ratelimit import check_vote_rate
-from counters.web.voters import is_staff, voter_for
+from counters.web.voters import become_voter, is_staff, voter_for, voter_is_new
 
 # A vote is a few bytes; anything longer is refused before it is parsed.
 MAX_BODY_BYTES = 1024
@@ -56,17 +56,29 @@ def vote(request: HttpRequest, poll: str) -> JsonResponse:
         choice = selectors.voter_choices(voter=voter, poll_ids=[poll]).get(poll)
         shown = selectors.poll_for_asker(totals, staff=is_staff(request), has_voted=choice is not None)
         return JsonResponse({"poll": shown, "choice": choice})
-    # Refused input costs no allowance; the rate limit comes before any read or write (so an unknown
-    # option, which takes a read to find out, is counted: no free probing).
+    # Refused input costs no allowance: nor does an option the poll lacks, found from the options this
+    # process knows (services/vote_options.py: no read for a known option). The rate limit then comes
+    # before the vote's own reads and writes.
     asked = vote_input(request, poll)
+    if asked.option is not None:
+        services.vote_option_check(poll_id=poll, option=asked.option)
     check_vote_rate(request, voter)
-    key = asked.key
+    key, new_voter = asked.key, voter_is_new(request)
     if asked.option is not None:
         outcome = services.vote_cast(
-            poll_id=poll, voter=voter, option=asked.option, idempotency_key=key, picked=asked.picked
+            poll_id=poll,
+            voter=voter,
+            option=asked.option,
+            idempotency_key=key,
+            picked=asked.picked,
+            new_voter=new_voter,
         )
     else:
-        outcome = services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key)
+        outcome = services.vote_retract(poll_id=poll, voter=voter, idempotency_key=key, new_voter=new_voter)
+    if outcome.voter is not None:
+        # A resend without a voter of its own, of a key whose first answer set its voter's cookie: this
+        # answer sets that cookie again, so the client becomes the voter its vote counted for.
+        become_voter(request, outcome.voter)
     has_voted = outcome.body["choice"] is not None
     shown = selectors.poll_for_asker(outcome.totals, staff=is_staff(request), has_voted=has_voted)
     response = JsonResponse({**outcome.body, "poll": shown})

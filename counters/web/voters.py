@@ -32,6 +32,17 @@ def voter_for(request: HttpRequest) -> str:
     return anonymous
 
 
+def voter_is_new(request: HttpRequest) -> bool:
+    """Whether the request's voter was minted for it (no voter cookie, not signed in), after `voter_for`."""
+    return bool(getattr(request, "_counters_voter_new", False))
+
+
+def become_voter(request: HttpRequest, voter: str) -> None:
+    """Answer a request whose voter was minted for it as the anonymous `voter`, with that voter's cookie."""
+    request._counters_voter = voter
+    request._counters_voter_new = True
+
+
 def is_staff(request: HttpRequest) -> bool:
     """Whether the asker is an active staff member (who sees every poll's totals)."""
     user = getattr(request, "user", None)

@@ -7,8 +7,9 @@ import re
 import uuid
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 
+from counters.web.voters import COOKIE_SALT
 from tests.support.live import RecordingBroadcaster
 from tests.support.voting import assert_poll_consistent, poll_tally
 
@@ -85,9 +86,75 @@ def test_same_key_ten_times_counts_once_and_other_body_is_409(voter, demo_store)
     assert other.status_code == 409 and other.json()["error"] == "idempotency_key_reused"
     assert voter.delete(URL, HTTP_IDEMPOTENCY_KEY="click-1").status_code == 409
     assert poll_tally(demo_store, "language") == {"python": 1, "go": 0, "rust": 0, "typescript": 0}
-    # Another voter may use the same key: keys are the voter's own.
-    other_voter = Client()
-    assert post(other_voter, {"option": "go"}, key="click-1").json()["counted"] is True
+
+
+def voter_cookie(response) -> str | None:
+    """The voter an answer's Set-Cookie makes its client (unsigned), or None if it sets none."""
+    morsel = response.cookies.get("counters_voter")
+    if morsel is None:
+        return None
+    reader = RequestFactory().get("/")
+    reader.COOKIES["counters_voter"] = morsel.value
+    return reader.get_signed_cookie("counters_voter", salt=COOKIE_SALT)
+
+
+@pytest.mark.django_db
+def test_a_cookieless_resend_counts_once_and_becomes_the_first_voter(demo_store):
+    answers = [post(Client(), {"option": "rust"}, key="lost-1") for _ in range(3)]  # no cookie each time
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert [a.headers.get("Idempotent-Replayed") for a in answers] == [None, "true", "true"]
+    assert len({a.content for a in answers}) == 1
+    first_voter = voter_cookie(answers[0])
+    assert first_voter.startswith("anon:")
+    # Each replay sets the cookie the first answer set: the client becomes the voter its vote counted for.
+    assert [voter_cookie(a) for a in answers[1:]] == [first_voter, first_voter]
+    assert poll_tally(demo_store, "language") == {"python": 0, "go": 0, "rust": 1, "typescript": 0}
+    assert demo_store.poll_voters("language") == {first_voter: "rust"}
+    later = Client()
+    later.cookies["counters_voter"] = answers[2].cookies["counters_voter"].value
+    assert later.get(URL).json()["choice"] == "rust"
+    # As that voter, the client moves its one vote.
+    assert post(later, {"option": "go"}).json()["previous"] == "rust"
+    assert poll_tally(demo_store, "language") == {"python": 0, "go": 1, "rust": 0, "typescript": 0}
+
+
+@pytest.mark.django_db
+def test_a_cookieless_resend_with_another_body_is_409_and_changes_nothing(demo_store):
+    assert post(Client(), {"option": "rust"}, key="k").status_code == 200
+    for other in (post(Client(), {"option": "go"}, key="k"), Client().delete(URL, HTTP_IDEMPOTENCY_KEY="k")):
+        assert (other.status_code, other.json()["error"]) == (409, "idempotency_key_reused")
+        assert set(other.json()) == {"error", "detail"} and voter_cookie(other) is None
+    assert poll_tally(demo_store, "language") == {"python": 0, "go": 0, "rust": 1, "typescript": 0}
+    assert len(demo_store.poll_voters("language")) == 1
+
+
+@pytest.mark.django_db
+def test_a_key_used_by_another_voter_is_refused_and_changes_nothing(voter, demo_store, django_user_model):
+    assert post(Client(), {"option": "rust"}, key="theirs").status_code == 200
+    # An established voter (a cookie of its own) is never handed another voter's identity.
+    taken = post(voter, {"option": "rust"}, key="theirs")
+    assert (taken.status_code, taken.json()["error"]) == (409, "idempotency_key_in_use")
+    assert voter_cookie(taken) is None
+    assert voter.delete(URL, HTTP_IDEMPOTENCY_KEY="theirs").json()["error"] == "idempotency_key_in_use"
+    assert voter.get(URL).json()["choice"] is None
+    # Nor is a signed-in user, and a user's key is never handed to a client without a cookie.
+    user = Client()
+    user.force_login(django_user_model.objects.create_user("ada", password="pw"))
+    assert post(user, {"option": "rust"}, key="theirs").json()["error"] == "idempotency_key_in_use"
+    assert post(user, {"option": "go"}, key="ada-1").status_code == 200
+    refused = post(Client(), {"option": "go"}, key="ada-1")
+    assert (refused.status_code, refused.json()["error"], voter_cookie(refused)) == (
+        409,
+        "idempotency_key_in_use",
+        None,
+    )
+    # A key first sent with a cookie set no cookie in its answer: a resend without one gets none either.
+    assert post(voter, {"option": "python"}, key="mine").status_code == 200
+    assert post(Client(), {"option": "python"}, key="mine").json()["error"] == "idempotency_key_in_use"
+    assert poll_tally(demo_store, "language") == {"python": 1, "go": 1, "rust": 1, "typescript": 0}
+    assert len(demo_store.poll_voters("language")) == 3
+    # The same voter's resend is still its replay.
+    assert post(voter, {"option": "python"}, key="mine").headers["Idempotent-Replayed"] == "true"
 
 
 @pytest.mark.django_db
@@ -143,15 +210,31 @@ def test_unknown_poll_closed_poll_bad_key_and_csrf(voter, demo_store):
 
 
 @pytest.mark.django_db
+def test_an_unknown_option_spends_none_of_the_voters_allowance(voter, demo_store, settings):
+    settings.COUNTERS_VOTE_RATE = "0"
+    settings.COUNTERS_VOTER_RATE = "2/m"
+    refused = [post(voter, {"option": "cobol"}, key=f"k{n}") for n in range(4)]
+    assert {(a.status_code, a.json()["error"]) for a in refused} == {(400, "invalid")}
+    answers = [post(voter, {"option": option}) for option in ("python", "go", "rust")]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert poll_tally(demo_store, "language") == {"python": 0, "go": 1, "rust": 0, "typescript": 0}
+
+
+@pytest.mark.django_db
 def test_rate_limit_per_ip_answers_429_with_retry_after(voter, demo_store, settings):
     settings.COUNTERS_VOTE_RATE = "3/m"
-    answers = [post(voter, {"option": "python"}, url="/api/polls/deploy/vote") for _ in range(2)]
-    answers += [post(voter, {"option": option}) for option in ("python", "go", "rust")]
-    # Unknown options count too (no free probing); the 4th and 5th request of the minute are refused.
-    assert [a.status_code for a in answers] == [400, 400, 200, 429, 429]
+    # An option the poll lacks, or a poll that does not exist, is refused before spending any allowance.
+    refused = [post(voter, {"option": "python"}, url="/api/polls/deploy/vote") for _ in range(5)]
+    refused.append(post(voter, {"option": "python"}, url="/api/polls/nope/vote"))
+    assert [(a.status_code, a.json()["error"]) for a in refused] == [(400, "invalid")] * 5 + [
+        (404, "not_found")
+    ]
+    answers = [post(voter, {"option": option}) for option in ("python", "go", "rust", "python", "go")]
+    # The 4th and 5th vote of the minute are refused.
+    assert [a.status_code for a in answers] == [200, 200, 200, 429, 429]
     limited = answers[-1]
     assert limited.json()["error"] == "rate_limited" and 1 <= int(limited["Retry-After"]) <= 60
-    assert poll_tally(demo_store, "language") == {"python": 1, "go": 0, "rust": 0, "typescript": 0}
+    assert poll_tally(demo_store, "language") == {"python": 0, "go": 0, "rust": 1, "typescript": 0}
     # Another address has its own allowance; X-Forwarded-For is the client's word unless proxies are set.
     spoofed = post(voter, {"option": "rust"}, HTTP_X_FORWARDED_FOR="10.9.9.9")
     assert spoofed.status_code == 429

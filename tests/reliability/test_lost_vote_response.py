@@ -1,4 +1,5 @@
-"""A vote whose DynamoDB answer is lost: resent with the same Idempotency-Key, it counts exactly once."""
+"""A vote whose DynamoDB answer is lost: resent with the same Idempotency-Key, it counts exactly once,
+whether or not the client kept a voter cookie."""
 
 from __future__ import annotations
 
@@ -83,3 +84,36 @@ def test_vote_answer_lost_on_every_sdk_attempt_is_a_503_and_a_resend_counts_once
     assert poll_tally(demo_store, POLL) == {**before, "go": before["go"] + 1}
     assert voter.get(URL).json()["choice"] == "go"
     assert list(assert_poll_consistent(demo_store, POLL).values()) == ["go"]
+
+
+def test_a_cookieless_resend_after_outcome_unknown_counts_once_and_becomes_the_voter(demo_store):
+    client = csrf_client(page="/")
+    before = poll_tally(demo_store, POLL)
+    key = uuid.uuid4().hex
+    with store_faults(demo_store) as faults:
+        faults.arm("lost_response", operation=VOTE_WRITE, times=RETRY_ATTEMPTS)
+        del client.cookies["counters_voter"]  # an API client, or a phone whose first contact is the vote
+
+        first = vote(client, "rust", key=key)
+
+        assert (first.status_code, error_code(first)) == (503, "outcome_unknown")
+        assert "counters_voter" not in first.cookies, "the client never saw the voter it was given"
+        assert poll_tally(demo_store, POLL) == {**before, "rust": before["rust"] + 1}
+
+        # Resent, as a client that never got a cookie does: without one, each time a new voter minted.
+        resent = [vote(client, "rust", key=key) for _ in range(2)]
+        del client.cookies["counters_voter"]
+        resent.append(vote(client, "rust", key=key))
+
+        for answer in resent:
+            assert_replayed(answer)
+            assert (answer.json()["choice"], answer.json()["counted"]) == ("rust", True)
+        # A resend as a new voter goes straight to its transaction, as any first vote does (no read
+        # first), and DynamoDB cancels it on the key's record; the resend that came with the cookie the
+        # first replay set was answered from a read. Either way nothing more was written:
+        assert poll_tally(demo_store, POLL) == {**before, "rust": before["rust"] + 1}
+
+    assert poll_tally(demo_store, POLL) == {**before, "rust": before["rust"] + 1}
+    # The replay set the cookie of the voter the first send counted for: the client is that voter now.
+    assert client.get(URL).json()["choice"] == "rust"
+    assert list(assert_poll_consistent(demo_store, POLL).values()) == ["rust"]

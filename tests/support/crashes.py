@@ -5,7 +5,9 @@ request at a time. An answer is one of: acknowledged (200), refused (503 `store_
 was written) or unknown (503 `outcome_unknown`, a cut connection, a timeout: counted once or not at
 all). Whatever the fault, a view total must then have grown by at least the acknowledged and at most
 the acknowledged plus the unknown; a voter resends an unanswered vote with its Idempotency-Key until
-it is acknowledged, so a poll ends holding exactly each voter's last acknowledged choice. Each
+it is acknowledged, so a poll ends holding exactly each voter's last acknowledged choice. Cookieless
+clients (an API client keeping no cookies) send every vote, and every resend of it, without a voter
+cookie: each key must count once, for the voter the acknowledged answer names in its cookie. Each
 acknowledged vote is looked up afterwards by its idempotency record, written in the vote's own
 transaction: the record is there exactly when the vote is.
 """
@@ -138,18 +140,27 @@ class BeaconLoad(Load):
 
 @dataclass(frozen=True)
 class AcknowledgedVote:
-    """One acknowledged vote: which voter sent it, under which key, and when the answered request left."""
+    """One acknowledged vote: which client sent it, under which key, when the answered request left, and
+    (from a cookieless client) the option and the voter its answer's cookie made the client."""
 
     voter: int
     key: str
     sent_at: float
+    option: str | None = None
+    became: str | None = None
 
 
-def voter_id(voter: HttpVoter) -> str:
-    """The id the site knows a voter by: the value of its signed voter cookie."""
-    signed = voter.session.cookies[conf.voter_cookie()]
+def unsigned(signed: str) -> str:
+    """The value of a signed voter cookie (`anon:<hex>`), without checking the signature."""
     # A signed cookie is `value:timestamp:signature`, and the value (`anon:<hex>`) holds a colon itself.
     return signed.rsplit(":", 2)[0]
+
+
+def forget_voter(voter: HttpVoter) -> None:
+    """Drop the client's voter cookie (keeping its CSRF cookie), as a client that keeps none would."""
+    jar = voter.session.cookies
+    for cookie in [cookie for cookie in jar if cookie.name == conf.voter_cookie()]:
+        jar.clear(cookie.domain, cookie.path, cookie.name)
 
 
 class VoteLoad(Load):
@@ -159,11 +170,13 @@ class VoteLoad(Load):
     is acknowledged, as the page does; only then does the voter go on.
     """
 
-    def __init__(self, url: str, poll: str, options: list[str]) -> None:
+    def __init__(self, url: str, poll: str, options: list[str], *, cookieless: int = 0) -> None:
         self.url, self.poll = url, poll
         # Every fourth request retracts; the others move the vote around the options.
         self.plan = [*options, None]
         self.voters = [HttpVoter(url).visit() for _ in range(WRITERS)]
+        # The last `cookieless` clients send each vote as a new voter: it only ever adds one.
+        self.cookieless = set(range(WRITERS - cookieless, WRITERS))
         self.choices: dict[int, str | None] = {}
         self.acknowledged_votes: list[AcknowledgedVote] = []
         self.replayed = 0
@@ -174,22 +187,29 @@ class VoteLoad(Load):
     def _client(self, index: int) -> None:
         voter = self.voters[index]
         step = index
+        cookieless = index in self.cookieless
+        plan = self.plan[:-1] if cookieless else self.plan  # a new voter has nothing to retract
         while not self.stopping.is_set():
-            option = self.plan[step % len(self.plan)]
+            option = plan[step % len(plan)]
             step += 1
             key = uuid.uuid4().hex
-            answered = self._until_acknowledged(voter, option, key=key)
+            answered = self._until_acknowledged(voter, option, key=key, cookieless=cookieless)
             if answered is None:
                 self.gave_up.append(f"voter {index}")
                 return
             answer, sent_at = answered
             with self.timeline.lock:
-                self.acknowledged_votes.append(AcknowledgedVote(index, key, sent_at))
-                self.choices[index] = answer.json()["choice"]
+                if cookieless:
+                    became = answer.cookies.get(conf.voter_cookie())
+                    vote = AcknowledgedVote(index, key, sent_at, option, became and unsigned(became))
+                    self.acknowledged_votes.append(vote)
+                else:
+                    self.acknowledged_votes.append(AcknowledgedVote(index, key, sent_at))
+                    self.choices[index] = answer.json()["choice"]
                 self.replayed += answer.headers.get("Idempotent-Replayed") == "true"
 
     def _until_acknowledged(
-        self, voter: HttpVoter, option: str | None, *, key: str
+        self, voter: HttpVoter, option: str | None, *, key: str, cookieless: bool
     ) -> tuple[requests.Response, float] | None:
         """Send the vote until it is acknowledged: its answer and when that request was sent."""
         deadline = time.monotonic() + DEADLINE
@@ -200,6 +220,8 @@ class VoteLoad(Load):
                 with self.timeline.lock:
                     self.resent += 1
             first = False
+            if cookieless:
+                forget_voter(voter)
             try:
                 response = voter.vote(self.poll, option, key=key)
             except requests.RequestException:
@@ -213,8 +235,11 @@ class VoteLoad(Load):
         return None
 
     def expected_gain(self) -> Counter:
-        """Each option's votes from these voters: every voter's last acknowledged choice."""
-        return Counter(choice for choice in self.choices.values() if choice is not None)
+        """Each option's votes from these clients: every voter's last acknowledged choice, and every
+        cookieless client's acknowledged votes (each one a voter of its own)."""
+        gain = Counter(choice for choice in self.choices.values() if choice is not None)
+        gain.update(vote.option for vote in self.acknowledged_votes if vote.voter in self.cookieless)
+        return gain
 
     def assert_exact(self, before: dict[str, int], after: dict[str, int]) -> None:
         """The poll holds exactly the acknowledged votes, and every vote was acknowledged in the end."""
@@ -227,10 +252,23 @@ class VoteLoad(Load):
 
     def lost(self, store) -> list[AcknowledgedVote]:
         """Acknowledged votes the store does not hold: their idempotency record is gone."""
-        ids = [voter_id(voter) for voter in self.voters]
-        return [
-            vote for vote in self.acknowledged_votes if store.stored_reply(ids[vote.voter], vote.key) is None
+        return [vote for vote in self.acknowledged_votes if store.stored_reply(self.poll, vote.key) is None]
+
+    def assert_cookieless_counted_once(self, store) -> None:
+        """Every cookieless key counted once, for the voter its acknowledged answer made the client."""
+        votes = [vote for vote in self.acknowledged_votes if vote.voter in self.cookieless]
+        held = store.poll_voters(self.poll)
+        wrong = [
+            vote
+            for vote in votes
+            if vote.became is None
+            or held.get(vote.became) != vote.option
+            or store.stored_reply(self.poll, vote.key).voter != vote.became
         ]
+        print(f"{len(votes)} cookieless votes acknowledged, {len({v.became for v in votes})} voters")
+        assert votes, "no cookieless vote was acknowledged"
+        assert not wrong, f"cookieless votes not held by the voter their answer named: {wrong}"
+        assert len({vote.became for vote in votes}) == len(votes)
 
     def assert_none_lost(self, store) -> None:
         """Every acknowledged vote is stored (its idempotency record, written in the same transaction)."""

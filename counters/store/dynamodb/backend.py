@@ -309,6 +309,6 @@ class DynamoCounterStore(CounterStore):
         """Every voter holding a vote in a poll, with their option."""
         return votes.poll_voters(self.gateway, poll_id)
 
-    def stored_reply(self, voter: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
-        """The live idempotency record of a voter's key, or None."""
-        return votes.stored_reply(self.gateway, voter, key, now=now)
+    def stored_reply(self, poll_id: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
+        """The live idempotency record of a key in a poll, or None."""
+        return votes.stored_reply(self.gateway, poll_id, key, now=now)

@@ -285,11 +285,13 @@ def is_voter_item(item: dict[str, Any]) -> bool:
 
 
 def idempotency_item(change: values.VoteChange, claim: values.IdempotencyClaim, now: str) -> dict[str, Any]:
-    """The idempotency record of a vote: the request's fingerprint and the change it made."""
+    """The idempotency record of a vote: the request's fingerprint, its voter and the change it made."""
     item: dict[str, Any] = {
-        **schema.idempotency_key(change.voter, claim.key),
+        **schema.idempotency_key(change.poll.id, claim.key),
         schema.FINGERPRINT: {"S": claim.fingerprint},
         schema.POLL: {"S": change.poll.id},
+        schema.VOTER: {"S": change.voter},
+        schema.NEW_VOTER: {"BOOL": claim.new_voter},
         schema.COUNTED: {"BOOL": change.counted},
         schema.EXPIRES_AT: {"N": str(claim.expires_at)},
         schema.CREATED_AT: {"S": now},
@@ -314,6 +316,8 @@ def reply_from_item(item: dict[str, Any]) -> values.StoredReply:
         choice=optional_str(item.get(schema.OPTION)),
         previous=optional_str(item.get(schema.PREVIOUS)),
         counted=as_bool(item.get(schema.COUNTED)),
+        voter=as_str(item.get(schema.VOTER)),
+        new_voter=as_bool(item.get(schema.NEW_VOTER)),
     )
 
 

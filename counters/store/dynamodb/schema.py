@@ -57,6 +57,7 @@ PICKS = "picks"  # a multiple-choice poll's voter record: every option picked (a
 VOTERS = "voters"  # a poll's tally item: voters holding a vote
 REV = "rev"
 VOTER = "voter"
+NEW_VOTER = "new_voter"  # an idempotency record: its request minted the voter (its answer set the cookie)
 FINGERPRINT = "fingerprint"
 POLL = "poll"
 PREVIOUS = "previous"
@@ -203,9 +204,10 @@ def tally_key(poll_id: str) -> dict[str, Any]:
     return {PK: {"S": poll_pk(poll_id)}, SK: {"S": TALLY_SK}}
 
 
-def idempotency_key(voter: str, key: str) -> dict[str, Any]:
-    """Key of an idempotency record, scoped to the voter who sent it."""
-    return {PK: {"S": f"{IDEM_PK_PREFIX}{voter}#{key}"}, SK: {"S": IDEM_SK}}
+def idempotency_key(poll_id: str, key: str) -> dict[str, Any]:
+    """Key of an idempotency record, claimed per poll whoever sends it (the record names its voter)."""
+    # A poll id has no ':', so these never meet the voter-scoped records of before (`IDEM#anon:...`).
+    return {PK: {"S": f"{IDEM_PK_PREFIX}{poll_id}#{key}"}, SK: {"S": IDEM_SK}}
 
 
 TABLE_DEFINITION: dict[str, Any] = {

@@ -6,9 +6,10 @@ Items (see docs/design.md):
   went A -> B -> A between our read and our write is still seen as changed (no ABA).
 - option totals `PK=C#<poll>.<option>`, `SK=TOTAL`: +1 on the new option, -1 on the old one, the
   decrement guarded by `value >= 1` so no total ever goes below zero.
-- idempotency record `PK=IDEM#<voter>#<key>`, `SK=IDEM`: put in the same transaction (absent or
-  expired), holding the request's fingerprint and the change, from which a replay is answered.
-  Keys are scoped per voter, so two clients picking the same key never collide.
+- idempotency record `PK=IDEM#<poll>#<key>`, `SK=IDEM`: put in the same transaction (absent or
+  expired), holding the request's fingerprint, its voter and the change, from which a replay is
+  answered. Keys are claimed per poll, not per voter, so a resend counts once even when it comes
+  without the voter cookie the first answer set (services/votes.py decides whom a replay answers).
 """
 
 from __future__ import annotations
@@ -22,7 +23,15 @@ from typing import Any, NamedTuple
 
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
-from counters.domain.poll_rules import check_may_vote, is_closed, keeps_voter_count, pick_change, utc_now
+from counters.domain.poll_rules import (
+    check_may_vote,
+    check_option,
+    is_closed,
+    keeps_voter_count,
+    option_ids,
+    pick_change,
+    utc_now,
+)
 from counters.domain.values import IdempotencyClaim, PollDefinition, StoredReply, VoteChange, VoterRecord
 from counters.exceptions import (
     Conflict,
@@ -126,9 +135,9 @@ def get_resets(table: Table, poll_id: str) -> int:
     return as_int(item.get(schema.RESETS)) if item else 0
 
 
-def stored_reply(table: Table, voter: str, key: str, *, now: int | None = None) -> StoredReply | None:
-    """The live idempotency record of a voter's key, or None (expired records count as gone)."""
-    item = table.get_item(schema.idempotency_key(voter, key))
+def stored_reply(table: Table, poll_id: str, key: str, *, now: int | None = None) -> StoredReply | None:
+    """The live idempotency record of a key in a poll, or None (expired records count as gone)."""
+    item = table.get_item(schema.idempotency_key(poll_id, key))
     if not items.is_live(item, now or int(time.time())):
         return None
     return items.reply_from_item(item)
@@ -138,12 +147,12 @@ def vote_reads(table: Table, poll_id: str, voter: str, claim: IdempotencyClaim |
     """Poll, voter record and (with a key) idempotency record in one consistent BatchGetItem."""
     keys = [schema.poll_registry_key(poll_id), schema.voter_key(poll_id, voter)]
     if claim is not None:
-        keys.append(schema.idempotency_key(voter, claim.key))
+        keys.append(schema.idempotency_key(poll_id, claim.key))
     found = {item[schema.PK]["S"]: item for item in table.batch_get(keys)}
     if schema.POLL_REGISTRY_PK not in found:
         raise UnknownCounter(f"There is no poll named {poll_id!r}.")
     poll = items.poll_from_item(found[schema.POLL_REGISTRY_PK])
-    idem = found.get(schema.idempotency_key(voter, claim.key)[schema.PK]["S"]) if claim else None
+    idem = found.get(schema.idempotency_key(poll_id, claim.key)[schema.PK]["S"]) if claim else None
     if idem is not None and items.is_live(idem, int(time.time())):
         # The key was used already: the caller answers from its record, read here already.
         raise IdempotencyRace(items.reply_from_item(idem), poll)
@@ -249,8 +258,7 @@ class VoteAttempts:
         """The change the vote makes from `basis`; refused if the poll is closed or lacks the option."""
         poll_id, option = self.ballot.poll_id, self.ballot.option
         check_may_vote(basis.poll, voter=self.ballot.voter, now=utc_now())
-        if option is not None and option not in option_ids(basis.poll):
-            raise InvalidInput(f"The poll {poll_id!r} has no option {option!r}.")
+        check_option(poll_id, option, option_ids(basis.poll))
         if basis.poll.kind == "multi":
             if option is None or self.ballot.picked is None:
                 raise InvalidInput(
@@ -304,11 +312,6 @@ class VoteAttempts:
             raise StoreUnavailable("The counter store is busy; nothing was changed.") from exc
         if first_attempt and self.memory is not None:
             self.memory.forget(self.ballot.poll_id, self.ballot.voter)
-
-
-def option_ids(poll: PollDefinition) -> set[str]:
-    """The ids of a poll's options."""
-    return {o.id for o in poll.options}
 
 
 def guessed(memory: VoteMemory | None, ballot: Ballot) -> VoteBasis | None:

@@ -7,6 +7,7 @@ import pytest
 from counters import services
 from counters.exceptions import (
     Conflict,
+    IdempotencyKeyInUse,
     IdempotencyKeyReused,
     IdempotencyRace,
     InvalidInput,
@@ -75,6 +76,48 @@ def test_a_key_sent_with_another_request_is_refused(memory_demo_store, published
     with pytest.raises(IdempotencyKeyReused):
         services.vote_retract(poll_id="language", voter="v1", idempotency_key="click-1")
     assert memory_demo_store.voter_choices("v1", ["language"]) == {"language": "go"}
+
+
+def test_a_resend_without_a_voter_of_its_own_becomes_the_keys_first_voter(memory_demo_store, published):
+    first = services.vote_cast(
+        poll_id="language", voter="anon:a", option="go", idempotency_key="k", new_voter=True
+    )
+    assert first.voter is None  # the asker's own answer
+    for option in ("go", "go"):  # each resend is minted a new voter, and becomes the first one
+        again = services.vote_cast(
+            poll_id="language", voter="anon:new", option=option, idempotency_key="k", new_voter=True
+        )
+        assert (again.replayed, again.voter, again.body) == (True, "anon:a", first.body)
+    with pytest.raises(IdempotencyKeyReused):  # the same key with another body, whoever sends it
+        services.vote_cast(
+            poll_id="language", voter="anon:new", option="rust", idempotency_key="k", new_voter=True
+        )
+    assert memory_demo_store.poll_voters("language") == {"anon:a": "go"}
+
+
+@pytest.mark.parametrize(
+    ("first_voter", "first_new", "resender", "resender_new"),
+    [
+        ("anon:a", True, "anon:b", False),  # another established voter: never handed someone else's id
+        ("anon:a", True, "user:7", False),  # a signed-in user
+        ("anon:a", False, "anon:new", True),  # the first answer set no cookie: there is none to hand out
+        ("user:7", False, "anon:new", True),  # a signed-in user's identity is never handed out
+    ],
+)
+def test_a_key_used_by_another_voter_is_refused_and_changes_nothing(
+    memory_demo_store, published, first_voter, first_new, resender, resender_new
+):
+    services.vote_cast(
+        poll_id="language", voter=first_voter, option="go", idempotency_key="k", new_voter=first_new
+    )
+    with pytest.raises(IdempotencyKeyInUse):
+        services.vote_cast(
+            poll_id="language", voter=resender, option="go", idempotency_key="k", new_voter=resender_new
+        )
+    with pytest.raises(IdempotencyKeyInUse):
+        services.vote_retract(poll_id="language", voter=resender, idempotency_key="k", new_voter=resender_new)
+    assert memory_demo_store.poll_voters("language") == {first_voter: "go"}
+    assert memory_demo_store.get("language.go").value == 1
 
 
 def test_a_key_whose_answer_was_never_saved_answers_from_the_current_totals(memory_demo_store, published):

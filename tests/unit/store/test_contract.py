@@ -89,8 +89,10 @@ def totals(store, poll_id="lang") -> dict[str, int]:
     return {state.name.removeprefix(f"{poll_id}."): state.value for state in states}
 
 
-def claim(key="k1", fingerprint="vote-py", *, ttl=3600) -> IdempotencyClaim:
-    return IdempotencyClaim(key=key, fingerprint=fingerprint, expires_at=int(time.time()) + ttl)
+def claim(key="k1", fingerprint="vote-py", *, ttl=3600, new_voter=False) -> IdempotencyClaim:
+    return IdempotencyClaim(
+        key=key, fingerprint=fingerprint, expires_at=int(time.time()) + ttl, new_voter=new_voter
+    )
 
 
 # ---- storage ----
@@ -694,18 +696,33 @@ def test_a_vote_moved_away_from_a_reset_option_leaves_it_at_zero(any_store):
 def test_a_claimed_key_records_the_change_and_refuses_reuse(any_store):
     any_store.create_poll(lang_poll())
     any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
-    stored = any_store.stored_reply("v1", "k1")
+    stored = any_store.stored_reply("lang", "k1")
     assert (stored.fingerprint, stored.choice, stored.previous) == ("vote-py", "py", None)
-    assert stored.counted is True
+    assert (stored.counted, stored.voter, stored.new_voter) == (True, "v1", False)
     with pytest.raises(IdempotencyRace) as race:
         any_store.cast_vote("lang", voter="v1", option="go", claim=claim())
     # What the store read while finding out comes with the race: the record and the poll as stored.
     assert race.value.stored in (None, stored)
     assert race.value.poll in (None, any_store.get_poll("lang"))
     assert totals(any_store) == {"py": 1, "go": 0}
-    # Keys belong to their voter: another voter's same key is another record.
-    any_store.cast_vote("lang", voter="v2", option="go", claim=claim())
-    assert totals(any_store) == {"py": 1, "go": 1}
+
+
+def test_a_key_is_claimed_per_poll_whoever_sends_it(any_store):
+    any_store.create_poll(lang_poll())
+    any_store.create_poll(lang_poll(poll_id="other"))
+    any_store.cast_vote("lang", voter="anon:a", option="py", claim=claim(new_voter=True))
+    # Another voter's same key in the same poll meets the record and changes nothing, voted or retracted.
+    for voter, option in (("anon:b", "py"), ("anon:b", "go"), ("user:1", None), ("anon:a", None)):
+        with pytest.raises(IdempotencyRace):
+            any_store.cast_vote("lang", voter=voter, option=option, claim=claim(new_voter=True))
+    assert totals(any_store) == {"py": 1, "go": 0}
+    assert any_store.poll_voters("lang") == {"anon:a": "py"}
+    stored = any_store.stored_reply("lang", "k1")
+    assert (stored.voter, stored.new_voter, stored.choice) == ("anon:a", True, "py")
+    # In another poll the same key is another record.
+    any_store.cast_vote("other", voter="anon:b", option="go", claim=claim())
+    assert totals(any_store, "other") == {"py": 0, "go": 1}
+    assert any_store.stored_reply("other", "k1").voter == "anon:b"
 
 
 def test_a_used_key_answers_race_even_after_the_poll_closed(any_store):
@@ -721,23 +738,25 @@ def test_a_claim_is_recorded_when_nothing_changed_too(any_store):
     any_store.cast_vote("lang", voter="v1", option="py")
     change = any_store.cast_vote("lang", voter="v1", option="py", claim=claim())
     assert change.counted is False
-    stored = any_store.stored_reply("v1", "k1")
+    stored = any_store.stored_reply("lang", "k1")
     assert (stored.choice, stored.previous, stored.counted) == ("py", "py", False)
 
 
 def test_unknown_keys_have_no_record(any_store):
-    assert any_store.stored_reply("v1", "never-used") is None
+    assert any_store.stored_reply("lang", "never-used") is None
 
 
 def test_an_expired_key_is_gone_and_may_be_claimed_again(any_store):
     any_store.create_poll(lang_poll())
     any_store.cast_vote("lang", voter="v1", option="py", claim=claim(ttl=-1))
-    assert any_store.stored_reply("v1", "k1") is None
+    assert any_store.stored_reply("lang", "k1") is None
     live = claim(ttl=3600)
-    assert any_store.stored_reply("v1", "k1", now=live.expires_at - 7200) is not None
-    any_store.cast_vote("lang", voter="v1", option="go", claim=live)
-    assert any_store.stored_reply("v1", "k1").choice == "go"
-    assert any_store.stored_reply("v1", "k1", now=live.expires_at + 1) is None
+    assert any_store.stored_reply("lang", "k1", now=live.expires_at - 7200) is not None
+    # Expired, the key may be claimed again, by another voter too.
+    any_store.cast_vote("lang", voter="v2", option="go", claim=live)
+    again = any_store.stored_reply("lang", "k1")
+    assert (again.choice, again.voter) == ("go", "v2")
+    assert any_store.stored_reply("lang", "k1", now=live.expires_at + 1) is None
 
 
 # ---- history ----

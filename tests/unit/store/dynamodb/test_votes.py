@@ -85,13 +85,18 @@ def test_idempotency_record_is_written_once(demo_store):
     demo_store.cast_vote("language", voter="anon:a", option="python", claim=claim)
     with pytest.raises(IdempotencyRace):
         demo_store.cast_vote("language", voter="anon:a", option="go", claim=claim)
-    stored = demo_store.stored_reply("anon:a", "k1")
-    assert (stored.fingerprint, stored.choice, stored.counted) == ("f", "python", True)
+    stored = demo_store.stored_reply("language", "k1")
+    assert (stored.fingerprint, stored.choice, stored.counted, stored.voter) == (
+        "f",
+        "python",
+        True,
+        "anon:a",
+    )
     assert poll_tally(demo_store, "language")["go"] == 0
     # An expired record is gone for the key's purposes, even before TTL deletes it.
     expired = IdempotencyClaim(key="k2", fingerprint="f", expires_at=1)
     demo_store.cast_vote("language", voter="anon:a", option="go", claim=expired)
-    assert demo_store.stored_reply("anon:a", "k2") is None
+    assert demo_store.stored_reply("language", "k2") is None
     demo_store.cast_vote("language", voter="anon:a", option="rust", claim=expired)
     assert poll_tally(demo_store, "language")["rust"] == 1
 
