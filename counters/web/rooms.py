@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from counters import selectors
 from counters.exceptions import CounterError, InvalidInput, UnknownCounter
+from counters.permissions import may_change_polls
 from counters.web import room_data
 from counters.web.errors import respond_to_error
 from counters.web.qr import qr_svg
@@ -64,7 +65,8 @@ def enter(request: HttpRequest) -> HttpResponse:
 
 
 def present_context(request: HttpRequest, poll) -> dict:
-    """What present mode adds: the join address, its QR code, and the polls before and after."""
+    """What present mode adds: the join address, its QR code, the polls before and after, and whether the
+    presenter's controls are offered (only to whoever may use them)."""
     previous, following = room_data.neighbours(poll)
     address = join_address(request, poll.code)
     return {
@@ -74,6 +76,7 @@ def present_context(request: HttpRequest, poll) -> dict:
         "qr": qr_svg(address, label=f"QR code of {short_address(address)}"),
         "previous": previous,
         "following": following,
+        "can_control": may_change_polls(request.user),
     }
 
 
