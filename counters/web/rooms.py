@@ -7,13 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.views.decorators.http import require_safe
 
 from counters import selectors
 from counters.exceptions import CounterError, InvalidInput, UnknownCounter
 from counters.permissions import may_change_polls
 from counters.web import room_data
 from counters.web.errors import respond_to_error
+from counters.web.methods import allow_safe
 from counters.web.qr import qr_svg
 from counters.web.voters import is_staff, voter_for
 
@@ -39,7 +39,7 @@ def now_iso() -> str:
     return selectors.now_utc().isoformat(timespec="milliseconds")
 
 
-@require_safe
+@allow_safe
 def enter(request: HttpRequest) -> HttpResponse:
     """A box to type a join code; a known code goes to its poll's page."""
     typed = request.GET.get("code")
@@ -100,14 +100,14 @@ def show_room(request: HttpRequest, code: str, *, staff: bool) -> HttpResponse:
     return render(request, f"counters/{template}.html", context)
 
 
-@require_safe
+@allow_safe
 @ensure_csrf_cookie
 def audience(request: HttpRequest, code: str) -> HttpResponse:
     """One poll for the audience: vote, and see totals only when the server says they are visible."""
     return show_room(request, code, staff=False)
 
 
-@require_safe
+@allow_safe
 @ensure_csrf_cookie
 @staff_member_required
 def present(request: HttpRequest, code: str) -> HttpResponse:
