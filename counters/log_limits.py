@@ -44,8 +44,10 @@ def refusal_kind(record: logging.LogRecord) -> tuple[str, str] | None:
         return record.name, ""
     if client_fault(record):
         return record.name, type(record.exc_info[1]).__name__
-    if record.name == "django.request" and getattr(record, "status_code", 500) < 500:
-        return record.name, str(record.msg)
+    status = getattr(record, "status_code", 500)
+    if record.name == "django.request" and status < 500:
+        # Django says every answer over 400 in one sentence ("%s: %s"); its status tells the kinds apart.
+        return record.name, f"{status} {record.msg}"
     # uvicorn says each websocket's handshake, acceptance, refusal and close at INFO, access log or not.
     if record.name == REFUSALS or (record.name == "uvicorn.error" and record.levelno <= logging.INFO):
         return record.name, str(record.msg)

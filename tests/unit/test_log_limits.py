@@ -133,5 +133,5 @@ def test_the_apps_refusals_are_limited_whatever_the_projects_logging(caplog):
         for n in range(TIMES):
             logger.info("Refused a socket of this test: %s", f"reason {n}")
     assert [r.getMessage() for r in caplog.records if r.name == REFUSALS] == [
-        "Refused a live socket: reason 0"
+        "Refused a socket of this test: reason 0"
     ]
