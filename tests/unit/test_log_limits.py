@@ -102,27 +102,37 @@ def test_a_dropped_connection_logs_one_line_without_a_traceback():
 
 @pytest.fixture
 def site_log() -> Iterator[io.StringIO]:
-    """What the site's own console handler (LOGGING in counters_site/settings.py) writes, from now on."""
+    """What the site's own console handler (LOGGING in counters_site/settings.py) writes from now on, its
+    filter fresh (so earlier tests' refusals in this process hold nothing back)."""
     handler = next(
         h for h in logging.getLogger().handlers if any(isinstance(f, RefusalLimit) for f in h.filters)
     )
-    stream = io.StringIO()
+    installed = next(f for f in handler.filters if isinstance(f, RefusalLimit))
+    fresh, stream = RefusalLimit(), io.StringIO()
+    handler.removeFilter(installed)
+    handler.addFilter(fresh)
     previous = handler.setStream(stream)
     try:
         yield stream
     finally:
         handler.setStream(previous)
+        handler.removeFilter(fresh)
+        handler.addFilter(installed)
 
 
 @pytest.mark.django_db
-def test_bad_host_headers_log_one_line_and_no_traceback_through_the_sites_logging(site_log, memory_store):
-    client = Client()
+def test_bad_host_headers_and_csrf_refusals_log_one_line_each_through_the_sites_logging(
+    site_log, memory_store
+):
+    client = Client(enforce_csrf_checks=True)
     for n in range(TIMES):
         assert client.get("/api/counters", HTTP_HOST=f"evil-{n}.example").status_code == 400
+        assert client.post("/api/views/docs").status_code == 403
     lines = site_log.getvalue().splitlines()
     assert [line for line in lines if "django.security.DisallowedHost" in line] == [
         next(line for line in lines if "Invalid HTTP_HOST header: 'evil-0.example'" in line)
     ]
+    assert len([line for line in lines if "Forbidden (CSRF" in line]) == 1
     assert "Traceback" not in site_log.getvalue()
 
 
