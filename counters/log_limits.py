@@ -20,12 +20,14 @@ REFUSALS = "counters.refusals"
 INTERVAL_SECONDS = 60.0
 # Kinds are remembered until their minute is over; past this many, the ones whose minute is over go.
 MAX_KINDS = 256
-# A request Django found suspicious, or a connection the client closed or reset mid-way.
+# A request Django found suspicious, or a connection the client closed or reset mid-way (not a refused
+# connection: that is the site failing to reach its store or Redis, whose traceback is kept).
 CLIENT_FAULTS: tuple[type[BaseException], ...] = (
     SuspiciousOperation,
     RequestAborted,
-    ConnectionError,
-    EOFError,
+    ConnectionResetError,
+    ConnectionAbortedError,
+    BrokenPipeError,
 )
 
 

@@ -78,6 +78,14 @@ def test_kinds_are_limited_apart_and_other_lines_not_at_all():
     ]
 
 
+def test_the_site_failing_to_reach_its_store_keeps_every_line_and_traceback():
+    limit = RefusalLimit(clock=Clock())
+    refused = [
+        record("counters.live", "Redis down", level=40, exc=ConnectionRefusedError(111, "x")) for _ in "ab"
+    ]
+    assert formatted(limit, refused) == ["Redis down", "ConnectionRefusedError: [Errno 111] x"] * 2
+
+
 def test_a_server_error_is_never_held_back_nor_stripped():
     limit = RefusalLimit(clock=Clock())
     errors = [answered(500, "Internal Server Error: %s", "/", exc=KeyError(key)) for key in "xy"]
