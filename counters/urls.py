@@ -1,14 +1,14 @@
 """URLs of the counters app: pages and the JSON API."""
 
 from django.urls import path
-from django.views.decorators.http import require_safe
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
 from counters.web import api, badges, csv_api, health, pages, poll_api, rooms, site_api, site_page, vote_api
+from counters.web.methods import allow_safe
 
 app_name = "counters"
-TO_DASHBOARD = require_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
+TO_DASHBOARD = allow_safe(RedirectView.as_view(pattern_name="counters:dashboard"))
 
 urlpatterns = [
     # First: the beacon is the busiest route, and Django tries the patterns in order.

@@ -151,11 +151,23 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# One handler, on the root logger, for the app's, Django's and the server's lines alike (daphne's own
+# root handler is replaced, so no line is printed twice). Its filter lets a client's refusals through at
+# most once per kind a minute, with a count, and drops the traceback of a client's fault such as a bad
+# Host header (counters/log_limits.py); uvicorn's own websocket lines get the same filter.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"counters": {"handlers": ["console"], "level": os.environ.get("COUNTERS_LOG_LEVEL", "INFO")}},
+    "filters": {"refusals": {"()": "counters.log_limits.RefusalLimit"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["refusals"], "formatter": "plain"},
+    },
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "counters": {"level": os.environ.get("COUNTERS_LOG_LEVEL", "INFO")},
+        "uvicorn.error": {"filters": ["refusals"]},
+    },
 }
 CSRF_FAILURE_VIEW = "counters.web.errors.csrf_failure"
 # Security headers on every response (SecurityMiddleware, XFrameOptionsMiddleware). These are

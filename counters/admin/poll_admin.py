@@ -14,6 +14,7 @@ from counters.admin.forms import OptionForm, PollClosedForm, PollCreateForm, Pol
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
 from counters.exceptions import Conflict, InvalidInput, VersionConflict
+from counters.permissions import may_change_polls
 
 
 def shown_key(poll_id: str) -> str:
@@ -50,6 +51,10 @@ class PollAdmin(AdminPages):
             (path, "<str:poll_id>/delete/", self.delete_view, "delete"),
             (path, "<str:poll_id>/edit/", self.edit_view, "edit"),
         ]
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        """Who may change polls here is who may control them anywhere (counters/permissions.py)."""
+        return may_change_polls(request.user)
 
     def detail_url(self, poll_id: str) -> str:
         return reverse("admin:counters_poll_change", args=[poll_id], current_app=self.admin_site.name)

@@ -15,9 +15,12 @@ from counters.live.audience import audience_view, socket_is_staff
 from counters.live.fanout import CLOSE_RELAY_LOST, CLOSE_TRY_AGAIN, RelayUnavailable
 from counters.live.socket_limits import owner_of
 from counters.live.wire import DirectWriter, OutgoingText, direct_writer
+from counters.log_limits import refusals_logger
 from counters.runtime import runtime
 
 logger = logging.getLogger(__name__)
+# A client can be refused as often as it asks: at most one line per kind a minute (log_limits.py).
+refusals = refusals_logger()
 
 # 4000 + 404: the page named in `?page=` is no registered view counter; reconnect without it.
 CLOSE_UNKNOWN_PAGE = 4404
@@ -52,11 +55,11 @@ def is_view_counter(counters: list[dict], name: str) -> bool:
     return any(counter["name"] == name and counter["kind"] == "views" for counter in counters)
 
 
-
 def today_key() -> str:
     """The key of the site's day now (its TIME_ZONE), as the counters' visitors of today carry it."""
     clock = runtime().part("clock")
     return visit_day(clock.time(), clock.zone).key
+
 
 class DashboardConsumer(AsyncJsonWebsocketConsumer):
     """Push counter totals and viewing-now counts to one open page; the page sends nothing."""
@@ -78,7 +81,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         try:
             page = page_asked(self.scope)
         except InvalidInput as exc:
-            logger.info("Refused a live socket: %s", exc.detail)
+            refusals.info("Refused a live socket: %s", exc.detail)
             await self.close()  # before accepting: the handshake is refused (HTTP 403)
             return
         if not self._admitted(process):
@@ -112,7 +115,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         """Count this socket against its address's and browser's limits; False (logged) if over either."""
         owner, limits = owner_of(self.scope), process.part("socket_limits")
         if not limits.admit(owner):
-            logger.info("Refused a live socket: its address or browser holds too many open already")
+            refusals.info("Refused a live socket: its address or browser holds too many open already")
             return False
         self.owner, self.limits = owner, limits
         return True

@@ -11,12 +11,12 @@ from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
 
 from counters import conf
 from counters.metrics import CONTENT_TYPE, metrics
 from counters.selectors.readiness import readiness_probes, unready_parts
 from counters.web.errors import FORBIDDEN, NOT_FOUND, Answer, respond
+from counters.web.methods import allow_methods
 from counters.web.voters import no_voter_cookie
 
 NOT_READY = Answer(503, "not_ready", "Not ready", "A part this site needs does not answer.")
@@ -25,8 +25,8 @@ READY_RETRY_AFTER = 5
 
 
 def operator_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """GET or HEAD only, never cached, never carrying the voter cookie."""
-    return no_voter_cookie(never_cache(require_safe(view)))
+    """GET or HEAD only (any other method a JSON 405), never cached, never carrying the voter cookie."""
+    return no_voter_cookie(never_cache(allow_methods("GET", "HEAD", as_json=True)(view)))
 
 
 @operator_view

@@ -11,7 +11,8 @@ from django.http.request import RawPostDataException
 
 from counters import conf
 from counters.exceptions import CounterError, TooLarge
-from counters.web.errors import METHOD_NOT_ALLOWED, respond, respond_to_error
+from counters.web.errors import respond_to_error
+from counters.web.methods import allow_methods
 
 
 def check_body_size(request: HttpRequest, limit: int) -> None:
@@ -33,23 +34,18 @@ def check_body_size(request: HttpRequest, limit: int) -> None:
 
 
 def json_api(*methods: str, max_body: int | None = None) -> Callable:
-    """Allow only `methods`, cap the body (default COUNTERS_API_MAX_BODY_BYTES), answer errors as JSON."""
-    allowed = sorted(method.upper() for method in methods)
+    """Allow only `methods` (405 before CSRF), cap the body (default COUNTERS_API_MAX_BODY_BYTES), answer
+    errors as JSON."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-            if request.method not in allowed:
-                detail = f"Use {' or '.join(allowed)} here."
-                response = respond(request, METHOD_NOT_ALLOWED, detail=detail, as_json=True)
-                response["Allow"] = ", ".join(allowed)
-                return response
             try:
                 check_body_size(request, conf.api_max_body_bytes() if max_body is None else max_body)
                 return view(request, *args, **kwargs)
             except CounterError as exc:
                 return respond_to_error(request, exc, as_json=True)
 
-        return wrapped
+        return allow_methods(*methods, as_json=True)(wrapped)
 
     return decorate

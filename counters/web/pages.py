@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.views.decorators.http import require_safe
 
 from counters import selectors
 from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
 from counters.web.counting import count_view, no_such_page
+from counters.web.methods import allow_safe
 from counters.web.voters import voter_for
 
 # The chart's range switch: each window with the step that gives it a readable number of bars.
@@ -24,7 +24,7 @@ DEFAULT_RANGE = "24h"
 
 
 # Pages answer GET and HEAD only (405 otherwise); HEAD is not counted (see counters/web/counting.py).
-@require_safe
+@allow_safe
 @ensure_csrf_cookie
 # The dashboard renders on a table without its counter (`counters_init --no-demo`), just uncounted.
 @count_view(DASHBOARD_COUNTER, registered_only=False)
@@ -54,7 +54,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     return render(request, "counters/dashboard.html", context)
 
 
-@require_safe
+@allow_safe
 # Counted before the CSRF cookie is asked for: an unknown page's 404 sets no cookie.
 @count_view(lambda request, slug: slug)
 @ensure_csrf_cookie

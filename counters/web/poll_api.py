@@ -8,6 +8,7 @@ from django.http import HttpRequest, JsonResponse
 from counters import selectors, services
 from counters.domain.names import validate_counter_name, validate_slug
 from counters.exceptions import InvalidInput, NotAllowed
+from counters.permissions import may_change_polls
 from counters.web.bodies import JSON, read_body
 from counters.web.json_api import json_api
 from counters.web.voters import is_staff, voter_for
@@ -57,9 +58,12 @@ def poll_detail(request: HttpRequest, poll: str) -> JsonResponse:
 
 @json_api("POST", max_body=CONTROL_MAX_BODY_BYTES)
 def poll_control(request: HttpRequest, poll: str) -> JsonResponse:
-    """`POST /api/polls/<poll>/control` {"action": "reveal"|"hide"|"close"|"reopen"} (staff): the poll."""
-    if not is_staff(request):
-        raise NotAllowed("Only staff control a poll.")
+    """`POST /api/polls/<poll>/control` {"action": "reveal"|"hide"|"close"|"reopen"}: the poll.
+
+    Allowed to whoever the admin lets change polls (the same rule), refused before the body is read.
+    """
+    if not may_change_polls(getattr(request, "user", None)):
+        raise NotAllowed("Only staff who may change polls control a poll.")
     body = read_body(request, accept=frozenset({JSON}))
     if not isinstance(body, dict) or body.get("action") not in services.POLL_ACTIONS:
         raise InvalidInput(f'Say what to do: {{"action": one of {", ".join(services.POLL_ACTIONS)}}}.')

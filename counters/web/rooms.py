@@ -7,12 +7,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
-from django.views.decorators.http import require_safe
 
 from counters import selectors
 from counters.exceptions import CounterError, InvalidInput, UnknownCounter
+from counters.permissions import may_change_polls
 from counters.web import room_data
 from counters.web.errors import respond_to_error
+from counters.web.methods import allow_safe
 from counters.web.qr import qr_svg
 from counters.web.voters import is_staff, voter_for
 
@@ -38,7 +39,7 @@ def now_iso() -> str:
     return selectors.now_utc().isoformat(timespec="milliseconds")
 
 
-@require_safe
+@allow_safe
 def enter(request: HttpRequest) -> HttpResponse:
     """A box to type a join code; a known code goes to its poll's page."""
     typed = request.GET.get("code")
@@ -64,7 +65,8 @@ def enter(request: HttpRequest) -> HttpResponse:
 
 
 def present_context(request: HttpRequest, poll) -> dict:
-    """What present mode adds: the join address, its QR code, and the polls before and after."""
+    """What present mode adds: the join address, its QR code, the polls before and after, and whether the
+    presenter's controls are offered (only to whoever may use them)."""
     previous, following = room_data.neighbours(poll)
     address = join_address(request, poll.code)
     return {
@@ -74,6 +76,7 @@ def present_context(request: HttpRequest, poll) -> dict:
         "qr": qr_svg(address, label=f"QR code of {short_address(address)}"),
         "previous": previous,
         "following": following,
+        "can_control": may_change_polls(request.user),
     }
 
 
@@ -97,14 +100,14 @@ def show_room(request: HttpRequest, code: str, *, staff: bool) -> HttpResponse:
     return render(request, f"counters/{template}.html", context)
 
 
-@require_safe
+@allow_safe
 @ensure_csrf_cookie
 def audience(request: HttpRequest, code: str) -> HttpResponse:
     """One poll for the audience: vote, and see totals only when the server says they are visible."""
     return show_room(request, code, staff=False)
 
 
-@require_safe
+@allow_safe
 @ensure_csrf_cookie
 @staff_member_required
 def present(request: HttpRequest, code: str) -> HttpResponse:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_safe
 
 from counters import selectors
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
 from counters.selectors import site
+from counters.web.methods import allow_safe
 from counters.web.pages import CHART_RANGES, DEFAULT_RANGE
 
 SOURCE_DAYS = 30
 
 
-@require_safe
+@allow_safe
 def page_view(request: HttpRequest, name: str) -> HttpResponse:
     """One page's numbers as the dashboard shows the site's; not counted as a view of anything."""
     context = {"chart_ranges": CHART_RANGES, "default_range": DEFAULT_RANGE, "source_days": SOURCE_DAYS}

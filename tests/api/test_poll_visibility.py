@@ -43,7 +43,7 @@ def secret(demo_store):
 @pytest.fixture
 def staff(db) -> Client:
     client = Client(enforce_csrf_checks=True)
-    client.force_login(make_user("presenter"))
+    client.force_login(make_user("presenter", "view_poll", "change_poll"))
     client.get("/")
     client.defaults["HTTP_X_CSRFTOKEN"] = client.cookies["csrftoken"].value
     return client

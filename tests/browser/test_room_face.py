@@ -1,6 +1,7 @@
 """Room pages as people meet them in Chromium: the audience's page on a phone and a laptop, present mode on a
-projector, light and dark; axe-core finds nothing, nothing scrolls sideways, the QR code Chromium draws
-decodes (zxing-cpp) to the join address, and the code box leads to the poll."""
+projector, light and dark (without its controls for staff who may only view polls); axe-core finds nothing,
+nothing scrolls sideways, the QR code Chromium draws decodes (zxing-cpp) to the join address, and the code
+box leads to the poll."""
 
 from __future__ import annotations
 
@@ -8,8 +9,15 @@ import pytest
 import zxingcpp
 from playwright.sync_api import expect
 
-from tests.support.browser import axe_violations, screenshot, sideways_overflow
-from tests.support.rooms import LAPTOP, PHONE, presenter, room_site
+from tests.support.browser import (
+    admin_login,
+    axe_violations,
+    create_staff,
+    screenshot,
+    sideways_overflow,
+    watched,
+)
+from tests.support.rooms import LAPTOP, PASSWORD, PHONE, presenter, room_site
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
@@ -149,4 +157,25 @@ def test_staff_open_present_mode_from_the_list_at_p(room, browser):
     page.click("text=How was tonight's talk?")
     page.wait_for_url(room.url("c-rating", present=True))
     screenshot(page, "room-present-rating.png")
+    page.context.close()
+
+
+def test_present_mode_for_view_only_staff_has_no_controls_and_r_or_c_change_nothing(room, browser):
+    create_staff(room.site.env, username="viewer", password=PASSWORD, permissions=("view_poll",))
+    page = watched(browser.new_context(viewport=LAPTOP, bypass_csp=True))
+    admin_login(page, room.site.url, username="viewer", password=PASSWORD)
+    page.goto(room.url("a-colour", present=True))
+    checked(page, "present mode, view only")
+    expect(page.locator('[data-room-counter="a-colour.red"]')).to_be_visible()
+    expect(page.locator("button[data-action=visibility], button[data-action=open]")).to_have_count(0)
+    expect(page.locator(".present-help")).not_to_contain_text("reveal")
+    for key in ("r", "c"):
+        page.keyboard.press(key)
+        expect(page.locator("[data-vote-status]")).to_have_text(
+            "You may watch this poll here but not control it: that needs permission to change polls."
+        )
+    poll = room.store.get_poll("a-colour")
+    assert (poll.revealed, poll.closed) == (False, False)
+    expect(page.locator("[data-state-results]")).to_have_text("Results hidden")
+    assert page.problems == []
     page.context.close()

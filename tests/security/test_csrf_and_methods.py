@@ -59,6 +59,26 @@ def test_pages_answer_get_and_head_only(demo_store, client, path, method):
     assert {state.name: state.value for state in demo_store.list_counters()} == before
 
 
+@pytest.mark.parametrize("path", ["/", "/pages/docs/", "/healthz", "/readyz", "/metrics", "/api/counters"])
+@pytest.mark.parametrize("method", ["post", "put", "delete"])
+def test_a_wrong_method_is_a_405_before_any_csrf_check(demo_store, browser, path, method):
+    before = {state.name: state.value for state in demo_store.list_counters()}
+
+    response = getattr(browser, method)(path)
+
+    assert response.status_code == 405
+    assert response["Allow"].startswith("GET")
+    if not path.startswith("/pages/") and path != "/":
+        assert response.json()["error"] == "method_not_allowed"
+    assert {state.name: state.value for state in demo_store.list_counters()} == before
+
+
+def test_a_post_without_a_token_where_post_is_allowed_is_still_refused(demo_store, browser):
+    response = browser.post("/api/polls/language/vote", {"option": "python"})
+
+    assert response.status_code == 403 and response.json()["error"] == "csrf_failed"
+
+
 def test_head_of_a_page_is_answered_and_not_counted(demo_store, client):
     before = demo_store.get("docs").value
 

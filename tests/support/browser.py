@@ -71,6 +71,34 @@ def create_superuser(env: Mapping[str, str], *, username: str, password: str) ->
     )
 
 
+# Run by `manage.py shell`: a staff user holding some `counters.*` permissions, named in the environment.
+CREATE_STAFF = """
+import os
+from tests.support.admin_users import make_user
+user = make_user(os.environ["STAFF_USERNAME"], *os.environ["STAFF_PERMISSIONS"].split())
+user.set_password(os.environ["STAFF_PASSWORD"])
+user.save()
+"""
+
+
+def create_staff(
+    env: Mapping[str, str], *, username: str, password: str, permissions: tuple[str, ...]
+) -> None:
+    """Create a staff user (not a superuser) with these `counters.*` permissions in the site's database."""
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", CREATE_STAFF],
+        cwd=PROJECT_DIR,
+        env={
+            **env,
+            "STAFF_USERNAME": username,
+            "STAFF_PASSWORD": password,
+            "STAFF_PERMISSIONS": " ".join(permissions),
+        },
+        check=True,
+        capture_output=True,
+    )
+
+
 def staff_site(env: Mapping[str, str], log_path: Path, *, username: str, password: str) -> SiteProcess:
     """A site process, not started yet, whose migrated database holds a staff superuser."""
     site = SiteProcess(env=env, log_path=log_path)

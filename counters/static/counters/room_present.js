@@ -1,7 +1,8 @@
 /* Present mode (/p/<code>/present, staff): live bars, counts and shares of one poll, its voters and the people
  * on its audience page now, and the presenter's controls, by button or key: R reveal or hide results, C close
  * or reopen (POST /api/polls/<poll>/control with the CSRF token), N or → next poll, P or ← previous, F full
- * screen. Keys typed into a field or with Ctrl, Alt or Meta held are left to the browser. The voter count
+ * screen. R and C (and their buttons) are there only for whoever may change polls; for anyone else the keys
+ * only say so. Keys typed into a field or with Ctrl, Alt or Meta held are left to the browser. The voter count
  * is read again (at most once a second) after this poll's totals move. Needs live.js and room_common.js. */
 (function () {
   "use strict";
@@ -32,6 +33,7 @@
 
   function label(action, text, key) {
     var node = button(action);
+    if (!node) return;
     node.textContent = text + " ";
     var kbd = document.createElement("kbd");
     kbd.textContent = key;
@@ -105,6 +107,8 @@
     previous: function () { go("previous"); },
     fullscreen: fullScreen
   };
+  var CONTROLS = { visibility: true, open: true };
+  var NOT_ALLOWED = "You may watch this poll here but not control it: that needs permission to change polls.";
   var KEYS = { r: "visibility", c: "open", n: "next", arrowright: "next", p: "previous", arrowleft: "previous", f: "fullscreen" };
 
   room.addEventListener("click", function (event) {
@@ -118,6 +122,10 @@
     var action = KEYS[event.key.toLowerCase()];
     if (!action) return;
     event.preventDefault();
+    if (CONTROLS[action] && !flag("data-can-control")) {
+      R.setStatus(room, NOT_ALLOWED, "error");
+      return;
+    }
     var node = button(action);
     if (!node || !node.disabled) ACTIONS[action]();
   });
