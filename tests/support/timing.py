@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Callable
@@ -26,3 +27,11 @@ def wait_until(condition: Callable[[], object], what: str, *, timeout: float, po
     while not condition():
         assert time.monotonic() < deadline, f"gave up after {scaled(timeout):.1f}s waiting for {what}"
         time.sleep(poll)
+
+
+async def until(condition: Callable[[], object], what: str, *, timeout: float, poll: float = 0.01) -> None:
+    """On the event loop: yield until `condition` is true; fail naming `what` after `timeout` (scaled) s."""
+    deadline = time.monotonic() + scaled(timeout)
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up after {scaled(timeout):.1f}s waiting for {what}"
+        await asyncio.sleep(poll)
