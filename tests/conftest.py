@@ -8,11 +8,18 @@ from collections.abc import Iterator
 
 import pytest
 from django.conf import settings as django_settings
+from hypothesis import settings as hypothesis_settings
 
 from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
 from counters.runtime import Runtime, use_runtime
 from counters.store import CounterStore, get_store
 from tests.support.site import REDIS_URL
+
+# The suite's fuzzing is reproducible: the same examples on every run, none kept between runs.
+# `COUNTERS_FUZZ=explore` draws new examples each run (and keeps failures in .hypothesis/ to replay).
+hypothesis_settings.register_profile("suite", derandomize=True, database=None, print_blob=True)
+hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
+hypothesis_settings.load_profile("explore" if os.environ.get("COUNTERS_FUZZ") == "explore" else "suite")
 
 
 @pytest.fixture(autouse=True)

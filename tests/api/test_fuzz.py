@@ -18,7 +18,6 @@ from tests.support.reliability import csrf_client
 FUZZ = settings(
     max_examples=40,
     deadline=None,
-    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 KNOWN = ["docs", "welcome", "pricing", "dashboard", "language", "language.python", "deploy.aws"]
@@ -270,7 +269,7 @@ def test_oversized_bodies_are_refused_and_write_nothing(browser, demo_store, con
         "POST", path, data=b"option=" + b"x" * (3 * 1024 * 1024), content_type=content_type
     )
 
-    assert response.status_code in {404, 413}, response.status_code  # 404 until the vote route exists
+    assert response.status_code == 413, response.status_code
     check_answer(response, path)
     assert totals(demo_store) == before
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -14,12 +15,17 @@ from playwright.sync_api import expect
 
 from counters.domain.values import PollDefinition, PollOption
 from tests.support.browser import chromium, screenshot
+from tests.support.hidden_totals import leaks
 from tests.support.rooms import phone, presenter, room_site
+from tests.support.timing import scaled
+from tests.support.voting import HttpVoter
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
 LIVE_MS = 20_000
 TIMER_SECONDS = 20  # the timed poll's life: long enough for three phones to vote on a loaded machine
+# A poll whose totals everyone sees: a vote on it, seen on a phone, marks "every earlier frame arrived".
+SENTINEL_POLL, SENTINEL_OPTION = "b-talks", "types"  # multiple choice: each vote adds a pick
 
 
 def frames_of(page) -> list[str]:
@@ -36,17 +42,26 @@ def frames_of(page) -> list[str]:
     return page.frames_seen
 
 
-def totals_in_frames(frames: list[str], poll: str) -> list[dict]:
-    """Every state of the poll's option counters with a value that any frame carried."""
-    found = []
-    for raw in frames:
-        message = json.loads(raw)
-        listed = list(message.get("counters", []))
-        for shown in message.get("polls", []):
-            listed += [o for o in shown.get("options", []) if "votes" in o]
-        found += [c for c in listed if str(c.get("name", c.get("counter", ""))).startswith(poll + ".")
-                  and ("value" in c or "votes" in c)]  # fmt: skip
-    return found
+def parsed(frames: list[str]) -> list[dict]:
+    """The frames as JSON messages."""
+    return [json.loads(raw) for raw in frames if raw]
+
+
+def sentinel_reaches(room, pages) -> None:
+    """Vote on a poll whose totals anyone sees, and wait until every page's socket has received the new
+    total: whatever was pushed to them before that vote has arrived by then."""
+    HttpVoter(room.site.url).visit().vote(SENTINEL_POLL, SENTINEL_OPTION, picked=True).raise_for_status()
+    name = f"{SENTINEL_POLL}.{SENTINEL_OPTION}"
+    value = room.store.get(name).value
+    for page in pages:
+        deadline = time.monotonic() + scaled(LIVE_MS / 1000)
+        while not any(
+            c.get("name") == name and c.get("value") == value
+            for message in parsed(page.frames_seen)
+            for c in message.get("counters", [])
+        ):
+            assert time.monotonic() < deadline, f"the sentinel {name}={value} never reached the page"
+            page.wait_for_timeout(50)  # Playwright hands over the socket's frames while it waits
 
 
 def join_by_code(page, site_url: str, code: str) -> None:
@@ -66,7 +81,7 @@ def hidden_everywhere(page, room, poll: str) -> None:
     shown = answer.get("poll", answer)
     assert shown["results_visible"] is False
     assert all("votes" not in option for option in shown["options"])
-    assert totals_in_frames(page.frames_seen, poll) == []
+    assert leaks(parsed(page.frames_seen), poll) == []
 
 
 def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_local, tmp_path):
@@ -97,6 +112,7 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
         expect(stage.locator('[data-room-counter="a-colour.red"]')).to_have_text("2", timeout=LIVE_MS)
         expect(stage.locator('[data-room-counter="a-colour.green"]')).to_have_text("1")
         expect(stage.locator("[data-voters]")).to_have_text("3", timeout=LIVE_MS)
+        sentinel_reaches(room, phones)
         for page in phones:
             hidden_everywhere(page, room, "a-colour")
         screenshot(phones[0], "room-flow-phone-hidden.png")
@@ -108,12 +124,20 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
             expect(page.locator('[data-room-counter="a-colour.red"]')).to_have_text("2", timeout=LIVE_MS)
             expect(page.locator('li[data-option="red"] [data-share]')).to_have_text("67%")
             expect(page.locator("[data-total]")).to_have_text("3")
-            assert totals_in_frames(page.frames_seen, "a-colour"), "the reveal reached the socket"
+            assert leaks(parsed(page.frames_seen), "a-colour"), "the reveal reached the socket"
         screenshot(phones[1], "room-flow-phone-revealed.png")
+        for page in phones:
+            del page.frames_seen[:]  # from the hide on: its own frame, and every one after it
         stage.keyboard.press("r")
         for page in phones:
             expect(page.locator("[data-hidden-note]")).to_be_visible(timeout=LIVE_MS)
             expect(page.locator('[data-room-counter="a-colour.red"]')).to_have_text("")
+        # Hidden again: a vote moved now reaches the presenter, and nothing of it any phone.
+        phones[2].click('button[data-vote="blue"]')
+        expect(stage.locator('[data-room-counter="a-colour.blue"]')).to_have_text("1", timeout=LIVE_MS)
+        sentinel_reaches(room, phones)
+        for page in phones:
+            hidden_everywhere(page, room, "a-colour")
         stage.keyboard.press("c")  # closed by the presenter: every phone stops taking votes at once
         expect(stage.locator("[data-state-open]")).to_have_text("Closed", timeout=LIVE_MS)
         for page in phones:

@@ -47,10 +47,17 @@ def test_click_to_vote_then_move_the_vote(demo_store, dynamodb_local, tmp_path):
         expect(option(page, "language", "python")).not_to_have_class("chosen")
         assert poll_tally(demo_store, "language") == {"python": 0, "go": 1, "rust": 0, "typescript": 0}
 
-        # A double-click counts once; the choice survives a reload (rendered by the server).
+        # A double-click is one vote: one Idempotency-Key for all it sends, so it counts once even where a
+        # second send would count (the server answers a repeat for the option held `counted: false`, so the
+        # totals alone could not tell). The choice survives a reload (rendered by the server).
+        keys = []
+        page.on("request", lambda request: keys.append(request.headers.get("idempotency-key"))
+                if request.method == "POST" and "/vote" in request.url else None)  # fmt: skip
         option(page, "language", "rust").locator("button").dblclick()
         expect(option(page, "language", "rust").locator(".count")).to_have_text("1")
-        page.reload()
+        expect(page.locator('[data-poll="language"] [data-vote-status]')).to_have_text("Your vote: Rust.")
+        page.reload()  # a request the double-click made is on its way before the page is replaced
+        assert len(keys) >= 1 and len(set(keys)) == 1, keys
         expect(option(page, "language", "rust")).to_have_class("chosen")
         expect(option(page, "language", "go").locator(".count")).to_have_text("0")
 

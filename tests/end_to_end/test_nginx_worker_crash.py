@@ -15,6 +15,7 @@ import requests
 from tests.support.nginx import Nginx
 from tests.support.processes import SiteProcess
 from tests.support.site import redis_site_env
+from tests.support.timing import wait_until
 
 PAGE = "welcome"  # counted by GET /pages/welcome/
 BEACON_PAGE = "docs"  # counted by POST /api/views/docs
@@ -136,7 +137,16 @@ def test_workers_killed_under_load_count_no_request_twice_and_lose_none_acknowle
             load.stop.set()
         for client in clients:
             client.result()
-    time.sleep(1)  # a write a killed worker had already sent still lands in DynamoDB Local
+    # A write a killed worker had already sent may still land in DynamoDB Local: wait (with a deadline)
+    # until every acknowledged one has; any later landing keeps the count within what was sent.
+    wait_until(
+        lambda: all(
+            demo_store.get(name).value - before[name] >= tally.acknowledged
+            for name, tally in ((PAGE, load.pages), (BEACON_PAGE, load.beacons))
+        ),
+        "every acknowledged view counted",
+        timeout=10,
+    )
 
     for name, tally in ((PAGE, load.pages), (BEACON_PAGE, load.beacons)):
         counted = demo_store.get(name).value - before[name]

@@ -18,7 +18,7 @@ from tests.conftest import REDIS_URL
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
 from tests.support.soak import SocketCrowd, rss_kib
-from tests.support.voting import HttpVoter, assert_poll_consistent
+from tests.support.voting import HttpVoter, assert_poll_consistent, poll_tally
 
 SECONDS = float(os.environ.get("COUNTERS_SOAK_SECONDS", "120"))
 SOCKETS = 200
@@ -26,7 +26,7 @@ VIEWERS = 3
 VOTERS = 6
 POLL = "language"
 COUNTED = "welcome"  # viewed, never reset: its total must equal the 200 answers exactly
-RESET = "docs"  # viewed and reset once a second
+RESET = "docs"  # viewed and reset once a second: what the resets cleared plus what is left = its 200 answers
 SETTLE = 30.0
 
 
@@ -49,6 +49,8 @@ def test_minutes_of_mixed_load_keep_exact_totals_and_flat_memory(
     statuses: Counter = Counter()
     counted_ok = Counter()
     resets = Counter()
+    cleared = Counter()  # what the applied resets took away: the value at the version each applied at
+    last_choice: dict[int, str | None] = {}  # each voter's choice as its last acknowledged answer gave it
     stop = threading.Event()
 
     tally = threading.Lock()  # Counter updates from several threads are not atomic
@@ -81,7 +83,10 @@ def test_minutes_of_mixed_load_keep_exact_totals_and_flat_memory(
             rng = random.Random(seed)
             person = HttpVoter(site.url).visit()
             while not stop.is_set():
-                record(person.vote(POLL, rng.choice([*options, None])))
+                response = person.vote(POLL, rng.choice([*options, None]))
+                record(response)
+                if response.status_code == 200:
+                    last_choice[seed] = response.json()["choice"]
 
         def resetter() -> None:
             while not stop.wait(1.0):
@@ -91,6 +96,8 @@ def test_minutes_of_mixed_load_keep_exact_totals_and_flat_memory(
                         name=RESET, expected_version=seen.version, actor="soak", reason="soak test"
                     )
                     resets["done"] += 1
+                    # Applied only at the version read, so exactly the value read was cleared.
+                    cleared[RESET] += seen.value
                 except VersionConflict:
                     resets["stale"] += 1
 
@@ -127,7 +134,10 @@ def test_minutes_of_mixed_load_keep_exact_totals_and_flat_memory(
     assert set(statuses) == {200}, statuses
     assert final[COUNTED] == counted_ok[COUNTED]
     assert resets["done"] > 0
+    assert cleared[RESET] + final[RESET] == counted_ok[RESET], (cleared, final[RESET], counted_ok[RESET])
     assert_poll_consistent(demo_store, POLL)
+    held = Counter(choice for choice in last_choice.values() if choice is not None)
+    assert poll_tally(demo_store, POLL) == {option: held[option] for option in options}
     assert dropped == 0
     assert not behind, f"{len(behind)} sockets behind; first: {crowd.totals(behind[0])} != {final}"
     assert "ERROR" not in log and "Traceback" not in log, log[-3000:]

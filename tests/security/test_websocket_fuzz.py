@@ -14,7 +14,6 @@ from tests.support.live import dashboard_socket
 FUZZ = settings(
     max_examples=30,
     deadline=None,
-    database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 json_values = st.recursive(

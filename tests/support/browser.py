@@ -8,9 +8,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
 from tests.support.processes import PROJECT_DIR, SiteProcess
+from tests.support.timing import scaled
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = PROJECT_DIR / "test-artifacts"
@@ -25,9 +26,30 @@ CHROMIUM_ARGS = [
 ]
 
 
+# Playwright's own default is 5 s per wait; Chromium, the JVM and daphne share two cores here.
+DEFAULT_TIMEOUT_MS = 15_000
+
+
 def launch(playwright: Playwright) -> Browser:
-    """Start the machine's headless Chromium under a running Playwright."""
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    """Start the machine's headless Chromium under a running Playwright, its waits stretched by the factor."""
+    timeout_ms = scaled(DEFAULT_TIMEOUT_MS)
+    expect.set_options(timeout=timeout_ms)
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def context_with_timeout(*args, **kwargs) -> BrowserContext:
+        context = new_context(*args, **kwargs)
+        context.set_default_timeout(timeout_ms)
+        return context
+
+    def page_with_timeout(*args, **kwargs) -> Page:
+        page = new_page(*args, **kwargs)
+        page.context.set_default_timeout(timeout_ms)
+        return page
+
+    # Every context and page the tests open waits as long, whichever way it was opened.
+    browser.new_context, browser.new_page = context_with_timeout, page_with_timeout
+    return browser
 
 
 @contextmanager

@@ -1,21 +1,37 @@
-"""The few time bounds the docs promise, as the tests check them: one factor stretches them all.
-
-A slow or crowded machine may set COUNTERS_TEST_TIME_SCALE (e.g. `2`) to double every bound that goes
-through `scaled`; the default, 1, checks the documented figures as they stand.
-"""
+"""One factor for the few documented time bounds, so a slow or shared machine stretches them all alike."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
+from collections.abc import Callable
 
-SCALE_ENV = "COUNTERS_TEST_TIME_SCALE"
+FACTOR_ENV = "COUNTERS_TEST_TIME_FACTOR"
 
 
-def time_scale() -> float:
-    """The factor from the environment (1 unless set; never below 1)."""
-    return max(float(os.environ.get(SCALE_ENV) or 1), 1.0)
+def factor() -> float:
+    """The factor from `COUNTERS_TEST_TIME_FACTOR` (default 1; never below 1)."""
+    raw = os.environ.get(FACTOR_ENV, "").strip()
+    return max(1.0, float(raw)) if raw else 1.0
 
 
 def scaled(seconds: float) -> float:
-    """A documented time bound on this machine."""
-    return seconds * time_scale()
+    """`seconds` stretched by the machine's factor."""
+    return seconds * factor()
+
+
+def wait_until(condition: Callable[[], object], what: str, *, timeout: float, poll: float = 0.02) -> None:
+    """Poll `condition` until it is true; fail naming `what` after `timeout` (scaled) seconds."""
+    deadline = time.monotonic() + scaled(timeout)
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up after {scaled(timeout):.1f}s waiting for {what}"
+        time.sleep(poll)
+
+
+async def until(condition: Callable[[], object], what: str, *, timeout: float, poll: float = 0.01) -> None:
+    """On the event loop: yield until `condition` is true; fail naming `what` after `timeout` (scaled) s."""
+    deadline = time.monotonic() + scaled(timeout)
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up after {scaled(timeout):.1f}s waiting for {what}"
+        await asyncio.sleep(poll)

@@ -40,9 +40,16 @@ class HttpVoter:
         return self.session.cookies["csrftoken"]
 
     def vote(
-        self, poll: str, option: str | None, *, key: str | None = None, headers: dict[str, str] | None = None
+        self,
+        poll: str,
+        option: str | None,
+        *,
+        key: str | None = None,
+        headers: dict[str, str] | None = None,
+        picked: bool | None = None,
     ) -> requests.Response:
-        """POST a vote (or DELETE when `option` is None), with a fresh Idempotency-Key unless given."""
+        """POST a vote (or DELETE when `option` is None), with a fresh Idempotency-Key unless given;
+        `picked` adds or removes one pick of a multiple-choice poll."""
         headers = {
             "X-CSRFToken": self.csrf_token,
             "Idempotency-Key": key or uuid.uuid4().hex,
@@ -51,7 +58,8 @@ class HttpVoter:
         url = f"{self.base_url}/api/polls/{poll}/vote"
         if option is None:
             return self.session.delete(url, headers=headers, timeout=60)
-        return self.session.post(url, json={"option": option}, headers=headers, timeout=60)
+        body = {"option": option} if picked is None else {"option": option, "picked": picked}
+        return self.session.post(url, json=body, headers=headers, timeout=60)
 
     def choice(self, poll: str) -> str | None:
         """What the site says this voter currently holds in a poll."""

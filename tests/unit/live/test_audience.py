@@ -5,6 +5,7 @@ staff socket's user is put in its scope, where the route's auth middleware leave
 from __future__ import annotations
 
 import contextlib
+import time
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
@@ -12,9 +13,12 @@ from asgiref.sync import sync_to_async
 
 from counters import services
 from counters.domain.poll_rules import closing_time
+from tests.support.hidden_totals import leaks
 from tests.support.live import WS_PATH, app_socket
+from tests.support.timing import scaled
 
 POLL = "secret"
+SENTINEL = "docs"  # a demo page whose views mark "everything pushed before this has arrived"
 STAFF = SimpleNamespace(is_active=True, is_staff=True, is_authenticated=True)
 
 
@@ -31,27 +35,62 @@ async def socket(user=None):
         await communicator.disconnect()
 
 
-async def frames_until_quiet(communicator, quiet: float = 0.6) -> list[dict]:
-    """Every frame the socket receives until it stays silent for `quiet` seconds (heartbeats left out)."""
-    frames = []
-    # receive_nothing waits without ending the app, as a receive that times out would.
-    while not await communicator.receive_nothing(timeout=quiet):
-        frame = await communicator.receive_json_from(timeout=5)
-        if frame.get("type") != "heartbeat":
-            frames.append(frame)
+async def frames_through_sentinel(*sockets) -> list[list[dict]]:
+    """Every frame each socket receives (heartbeats left out) up to the update of a page view counted now:
+    whatever was pushed before that view has arrived by then, so what is missing never came."""
+    # A page view, not a vote: after a poll change every option total is held back until the next read.
+    name = SENTINEL
+    expected = (await sync_to_async(services.view_record)(slug=name)).value
+
+    def carries_sentinel(frame: dict) -> bool:
+        return any(c.get("name") == name and c.get("value") == expected for c in counters_in([frame]))
+
+    received = []
+    for communicator in sockets:
+        frames = await frames_until(communicator, carries_sentinel, f"{name} at {expected}", timeout=10)
+        received.append([frame for frame in frames if frame.get("type") != "heartbeat"])
+    return received
+
+
+async def frames_until(communicator, found, what: str, *, timeout: float) -> list[dict]:
+    """Frames the socket receives until `found(frame)`; fail naming `what` after `timeout` (scaled) s."""
+    frames: list[dict] = []
+    deadline = time.monotonic() + scaled(timeout)
+    while not frames or not found(frames[-1]):
+        left = deadline - time.monotonic()
+        try:
+            assert left > 0
+            frames.append(await communicator.receive_json_from(timeout=left))
+        except (AssertionError, TimeoutError):
+            raise AssertionError(f"no frame with {what} within {scaled(timeout):.0f}s: {frames}") from None
     return frames
 
 
-def secret_numbers(frames: list[dict]) -> list:
-    """Every total of the secret poll the frames carry: its counters' values and its options' votes."""
-    found = [c["value"] for f in frames for c in f.get("counters", []) if c["name"].startswith(f"{POLL}.")]
-    for frame in frames:
-        for poll in frame.get("polls", []):
-            if poll["id"] == POLL:
-                found += [o["votes"] for o in poll["options"] if "votes" in o] + (
-                    [poll["total"]] if "total" in poll else []
-                )
-    return found
+async def catalog_where(communicator, holds, what: str, *, timeout: float = 10) -> list[dict]:
+    """Frames up to the first catalog frame whose secret poll `holds(poll)`: a poll change's own frame,
+    read after the change (until it arrives, the socket holds back every option total)."""
+
+    def found(frame: dict) -> bool:
+        polls = frame.get("polls", []) if frame.get("type") == "catalog" else []
+        return any(poll["id"] == POLL and holds(poll) for poll in polls)
+
+    return await frames_until(communicator, found, what, timeout=timeout)
+
+
+def counters_in(frames: list[dict]) -> list[dict]:
+    """The counter states the frames carry."""
+    return [c for f in frames for c in f.get("counters", [])]
+
+
+def secret_values(frames: list[dict]) -> list[int]:
+    """The values of the secret poll's option counters the frames carry."""
+    return [c["value"] for c in counters_in(frames) if c["name"].startswith(f"{POLL}.")]
+
+
+def secret_poll(frames: list[dict]) -> dict:
+    """The secret poll as the last catalog frame among `frames` lists it."""
+    catalogs = [f for f in frames if f.get("type") == "catalog"]
+    return next(p for p in catalogs[-1]["polls"] if p["id"] == POLL)
 
 
 async def test_hidden_totals_reach_staff_sockets_only_until_revealed(demo_store):
@@ -62,34 +101,36 @@ async def test_hidden_totals_reach_staff_sockets_only_until_revealed(demo_store)
     async with socket() as audience, socket(STAFF) as staff:
         audience_snapshot = await audience.receive_json_from(timeout=10)
         staff_snapshot = await staff.receive_json_from(timeout=10)
-        assert secret_numbers([audience_snapshot]) == [] and secret_numbers([staff_snapshot]) == [1, 0]
+        assert leaks([audience_snapshot], POLL) == [] and secret_values([staff_snapshot]) == [1, 0]
         assert "language.python" in {c["name"] for c in audience_snapshot["counters"]}
 
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="b")
         await sync_to_async(services.vote_cast)(poll_id="language", voter="anon:v1", option="go")
-        audience_frames, staff_frames = await frames_until_quiet(audience), await frames_until_quiet(staff)
-        assert secret_numbers(audience_frames) == []
-        assert "language.go" in {c["name"] for f in audience_frames for c in f.get("counters", [])}
-        assert 1 in secret_numbers(staff_frames)
+        audience_frames, staff_frames = await frames_through_sentinel(audience, staff)
+        assert leaks(audience_frames, POLL) == []
+        assert "language.go" in {c["name"] for c in counters_in(audience_frames)}
+        assert 1 in secret_values(staff_frames)
 
         await sync_to_async(services.poll_control)(poll_id=POLL, action="reveal")
-        revealed = await frames_until_quiet(audience)
-        catalog = next(f for f in revealed if f["type"] == "catalog")
-        poll = next(p for p in catalog["polls"] if p["id"] == POLL)
-        assert poll["results_visible"] is True and [o["votes"] for o in poll["options"]] == [1, 1]
+        revealed = await catalog_where(audience, lambda poll: poll["results_visible"], "the reveal")
+        assert [o["votes"] for o in secret_poll(revealed)["options"]] == [1, 1]
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v2", option="a")
-        assert 2 in secret_numbers(await frames_until_quiet(audience))
+        (after_reveal,) = await frames_through_sentinel(audience)
+        assert 2 in secret_values(after_reveal)
 
+        # Hidden again: the hide's own frame, and every vote after it, carry nothing of the totals.
         await sync_to_async(services.poll_control)(poll_id=POLL, action="hide")
-        hidden = await frames_until_quiet(audience)
-        assert hidden and secret_numbers(hidden) == []
+        hidden = await catalog_where(audience, lambda poll: not poll["results_visible"], "the hide")
+        assert leaks(hidden + (await frames_through_sentinel(audience))[0], POLL) == []
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v3", option="a")
-        assert secret_numbers(await frames_until_quiet(audience)) == []
-        assert 3 in secret_numbers(await frames_until_quiet(staff))
+        audience_frames, staff_frames = await frames_through_sentinel(audience, staff)
+        assert leaks(audience_frames, POLL) == []
+        assert 3 in secret_values(staff_frames)
 
 
 async def test_a_poll_closing_on_its_timer_pushes_its_totals_to_the_audience(demo_store):
-    closes_at = closing_time(datetime.now(UTC) + timedelta(seconds=3))
+    # Long enough for the vote and the sentinel before it closes, even on a slow machine.
+    closes_at = closing_time(datetime.now(UTC) + timedelta(seconds=scaled(4)))
     async with socket() as audience:
         await audience.receive_json_from(timeout=10)
         await sync_to_async(services.poll_create)(
@@ -99,12 +140,11 @@ async def test_a_poll_closing_on_its_timer_pushes_its_totals_to_the_audience(dem
             results="closed",
             closes_at=closes_at,
         )
+        created = await catalog_where(audience, lambda poll: not poll["closed"], "the new poll")
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="a")
-        before = await frames_until_quiet(audience)
-        assert before and secret_numbers(before) == []
-        after = await frames_until_quiet(audience, quiet=4)
-        poll = next(p for f in after if f["type"] == "catalog" for p in f["polls"] if p["id"] == POLL)
-        assert poll["closed"] is True and [o["votes"] for o in poll["options"]] == [1, 0]
+        assert leaks(created + (await frames_through_sentinel(audience))[0], POLL) == []
+        closed = await catalog_where(audience, lambda poll: poll["closed"], "the poll closed", timeout=15)
+        assert [o["votes"] for o in secret_poll(closed)["options"]] == [1, 0]
 
 
 async def test_a_poll_filling_its_voters_pushes_its_totals_to_the_audience(demo_store):
@@ -113,9 +153,9 @@ async def test_a_poll_filling_its_voters_pushes_its_totals_to_the_audience(demo_
         await sync_to_async(services.poll_create)(
             poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="closed", max_voters=2
         )
+        created = await catalog_where(audience, lambda poll: not poll["closed"], "the new poll")
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="a")
-        assert secret_numbers(await frames_until_quiet(audience)) == []
+        assert leaks(created + (await frames_through_sentinel(audience))[0], POLL) == []
         await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v2", option="b")
-        frames = await frames_until_quiet(audience)
-        poll = next(p for f in frames if f["type"] == "catalog" for p in f["polls"] if p["id"] == POLL)
-        assert poll["closed"] is True and [o["votes"] for o in poll["options"]] == [1, 1]
+        closed = await catalog_where(audience, lambda poll: poll["closed"], "the poll full")
+        assert [o["votes"] for o in secret_poll(closed)["options"]] == [1, 1]

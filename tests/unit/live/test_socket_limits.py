@@ -19,6 +19,7 @@ from counters.runtime import runtime
 from counters.web import voters
 from counters_site.asgi import application
 from tests.support.live import ALLOWED_ORIGIN, app_socket, ws_path
+from tests.support.timing import scaled, until
 
 PER_ADDRESS = 4
 PER_VOTER = 2
@@ -79,9 +80,10 @@ async def test_one_browser_opens_at_most_its_share_of_its_address(memory_demo_st
 
 async def test_a_connect_cancelled_during_its_snapshot_read_gives_back_its_place(memory_demo_store, settings):
     settings.COUNTERS_SOCKETS_PER_ADDRESS = 1
-    release = threading.Event()
+    release, reading = threading.Event(), threading.Event()
 
     def slow_snapshot() -> list[dict]:
+        reading.set()
         release.wait(10)
         return []
 
@@ -89,10 +91,11 @@ async def test_a_connect_cancelled_during_its_snapshot_read_gives_back_its_place
     leaving = app_socket(ws_path())
     leaving.scope["client"] = ("198.51.100.10", 50000)
     await leaving.send_input({"type": "websocket.connect"})
-    await asyncio.sleep(0.3)  # admitted and joined, waiting on the snapshot
-    assert len(fanout()) == 1
+    # Admitted and joined, waiting on the snapshot.
+    await until(lambda: reading.is_set() and len(fanout()) == 1, "the snapshot read", timeout=5)
     leaving.future.cancel()  # the server gives up on a client that left mid-connect
-    await asyncio.sleep(0.1)
+    await asyncio.wait([leaving.future], timeout=scaled(5))
+    assert leaving.future.done()
     release.set()
     assert len(fanout()) == 0
     runtime().give("snapshots", SnapshotReader(live_loop()))

@@ -66,7 +66,7 @@ plain = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=200, deadline=None)
 @given(value=plain)
 def test_reads_plain_json_as_json_loads_does(value):
     raw = json.dumps(value).encode()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -14,6 +13,7 @@ from counters.store import get_store
 from tests.support.metrics import sample
 from tests.support.processes import free_port
 from tests.support.store_faults import counter_key, store_faults
+from tests.support.timing import wait_until
 
 FOLLOWERS = 9
 HELD_SECONDS = 1.0
@@ -74,7 +74,7 @@ def test_each_counter_write_observes_how_many_views_it_carried(store):
         # The first write is held in flight, so the nine after it gather into one shared write.
         faults.arm("delay", operation="UpdateItem", times=1, seconds=HELD_SECONDS)
         first = pool.submit(store.increment, "home", kind="views")
-        time.sleep(HELD_SECONDS / 5)
+        wait_until(lambda: faults.count("UpdateItem") == 1, "the first write held", timeout=HELD_SECONDS)
         followers = [pool.submit(store.increment, "home", kind="views") for _ in range(FOLLOWERS)]
         for future in (first, *followers):
             future.result(timeout=30)

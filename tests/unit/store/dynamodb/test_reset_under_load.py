@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
 from counters import services
 from counters.domain.values import CounterDefinition
 from counters.exceptions import VersionConflict
+from tests.support.timing import wait_until
 
 THREADS = 8
 BEFORE_RESET = 80  # increments made before the first reset attempt
@@ -46,8 +46,9 @@ class Hammer:
             return len(self.answers)
 
     def wait_until(self, count: int) -> None:
-        while self.made() < count and not self.errors:
-            time.sleep(0.005)
+        """Wait until `count` increments were acknowledged (or a thread failed); fail after a deadline."""
+        # At ~80 writes/s, `count` takes count/80 s; ten times that, stretched by the machine's factor.
+        wait_until(lambda: self.made() >= count or self.errors, f"{count} increments", timeout=count / 8)
 
     def __enter__(self) -> Hammer:
         for thread in self.threads:
