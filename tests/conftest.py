@@ -1,4 +1,5 @@
-"""Shared fixtures: one in-memory DynamoDB Local per test session, a fresh table per test, a memory store."""
+"""Shared fixtures: one in-memory DynamoDB Local per test session (per worker under xdist), a fresh table
+per test, a memory store."""
 
 from __future__ import annotations
 
@@ -14,6 +15,17 @@ from counters.runtime import Runtime, use_runtime
 from counters.store import CounterStore, get_store
 from tests.support.site import REDIS_URL
 
+# `make test` starts one DynamoDB Local per worker, all at once on two cores: more than the launcher's 30 s.
+DYNAMODB_READY_TIMEOUT = 120
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep each browser module on one worker (`--dist loadgroup`): its Chromium and site start once."""
+    for item in items:
+        if item.get_closest_marker("browser") and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
 
 @pytest.fixture(autouse=True)
 def process_runtime() -> Iterator[Runtime]:
@@ -24,8 +36,8 @@ def process_runtime() -> Iterator[Runtime]:
 
 @pytest.fixture(scope="session")
 def dynamodb_local() -> Iterator[LocalDynamo]:
-    """Start Amazon DynamoDB Local in memory on a free port for the whole session."""
-    with InMemoryDynamo(base_dir=django_settings.BASE_DIR) as local:
+    """Start Amazon DynamoDB Local in memory on a free port for the session (each xdist worker's own)."""
+    with InMemoryDynamo(base_dir=django_settings.BASE_DIR, ready_timeout=DYNAMODB_READY_TIMEOUT) as local:
         saved = {key: os.environ.get(key) for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
         # The store finds credentials through boto3's usual chain, as it would on AWS.
         os.environ["AWS_ACCESS_KEY_ID"] = local.access_key_id

@@ -13,6 +13,7 @@ import requests
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.supervisor import WATCH_SECONDS
+from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.processes import SiteProcess, occupy_port
 from tests.support.reliability import beacon, csrf_session, error_code
 from tests.support.site import embedded_env, manage
@@ -20,7 +21,7 @@ from tests.support.site import embedded_env, manage
 CLIENTS = 16
 GETS_PER_CLIENT = 100
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, RESTARTS_DYNAMODB]
 
 
 @pytest.fixture
