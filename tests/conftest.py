@@ -13,18 +13,19 @@ from django.conf import settings as django_settings
 from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
 from counters.runtime import Runtime, use_runtime
 from counters.store import CounterStore, get_store
+from tests.support.groups import keep_browser_modules_together, name_groups_in_ids
 from tests.support.site import REDIS_URL
 
 # `make test` starts one DynamoDB Local per worker, all at once on two cores: more than the launcher's 30 s.
 DYNAMODB_READY_TIMEOUT = 120
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep each browser module on one worker (`--dist loadgroup`): its Chromium and site start once."""
-    for item in items:
-        if item.get_closest_marker("browser") and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    """Groups for `--dist loadgroup`: each browser module's own, then every group named in its tests' ids."""
+    keep_browser_modules_together(items)
+    yield
+    name_groups_in_ids(config, items)
 
 
 @pytest.fixture(autouse=True)
