@@ -1,8 +1,10 @@
-# The two quick-start commands; scripts/dev.sh installs whatever is missing first.
-.PHONY: run test setup
+# The two quick-start commands (and the fast tier); scripts/dev.sh installs whatever is missing first.
+.PHONY: run test test-fast setup
 run:
 	@bash scripts/dev.sh run
 test:
 	@bash scripts/dev.sh test
+test-fast:
+	@bash scripts/dev.sh test-fast
 setup:
 	@bash scripts/dev.sh setup

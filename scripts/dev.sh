@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Set up everything Live counters needs on a fresh machine, then run the site or the tests.
 #   scripts/dev.sh run    -> the dashboard at http://127.0.0.1:8000/ (PORT=... to change)
-#   scripts/dev.sh test   -> the whole test suite (extra args go to pytest)
+#   scripts/dev.sh test   -> the whole test suite, on TEST_WORKERS (3) workers (extra args go to pytest)
+#   scripts/dev.sh test-fast -> the fast tier: unit, API, security and docs tests that start no process
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv
 PY="$VENV/bin/python"
+# Most of the suite waits on sites, DynamoDB Local and browsers: three workers keep two cores busy.
+WORKERS="${TEST_WORKERS:-3}"
+# Each group of tests that must take turns runs on one worker (tests/support/groups.py).
+PARALLEL=(-n "$WORKERS" --dist loadgroup --durations=25)
+FAST_TIER=(tests/unit tests/api tests/security tests/docs -m "not processes and not browser")
+
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 as_root() {
@@ -100,13 +107,20 @@ case "${1:-}" in
     need_redis_server
     need_nginx
     "$PY" -m ruff check .
-    "$PY" -m pytest "$@"
+    "$PY" -m pytest "${PARALLEL[@]}" "$@"
+    ;;
+  test-fast)
+    shift
+    setup
+    need_redis_server  # a few of its tests share the machine's Redis
+    "$PY" -m ruff check .
+    "$PY" -m pytest "${PARALLEL[@]}" "${FAST_TIER[@]}" "$@"
     ;;
   setup)
     setup
     ;;
   *)
-    echo "usage: scripts/dev.sh run|test|setup" >&2
+    echo "usage: scripts/dev.sh run|test|test-fast|setup" >&2
     exit 2
     ;;
 esac

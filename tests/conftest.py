@@ -1,4 +1,5 @@
-"""Shared fixtures: one in-memory DynamoDB Local per test session, a fresh table per test, a memory store."""
+"""Shared fixtures: one in-memory DynamoDB Local per test session (per worker under xdist), a fresh table
+per test, a memory store."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from hypothesis import settings as hypothesis_settings
 from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
 from counters.runtime import Runtime, use_runtime
 from counters.store import CounterStore, get_store
+from tests.support.groups import keep_browser_modules_together, name_groups_in_ids
 from tests.support.site import REDIS_URL
 
 # The suite's fuzzing is reproducible: the same examples on every run, none kept between runs.
@@ -20,6 +22,17 @@ from tests.support.site import REDIS_URL
 hypothesis_settings.register_profile("suite", derandomize=True, database=None, print_blob=True)
 hypothesis_settings.register_profile("explore", derandomize=False, print_blob=True)
 hypothesis_settings.load_profile("explore" if os.environ.get("COUNTERS_FUZZ") == "explore" else "suite")
+
+# `make test` starts one DynamoDB Local per worker, all at once on two cores: more than the launcher's 30 s.
+DYNAMODB_READY_TIMEOUT = 120
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
+    """Groups for `--dist loadgroup`: each browser module's own, then every group named in its tests' ids."""
+    keep_browser_modules_together(items)
+    yield
+    name_groups_in_ids(config, items)
 
 
 @pytest.fixture(autouse=True)
@@ -31,8 +44,8 @@ def process_runtime() -> Iterator[Runtime]:
 
 @pytest.fixture(scope="session")
 def dynamodb_local() -> Iterator[LocalDynamo]:
-    """Start Amazon DynamoDB Local in memory on a free port for the whole session."""
-    with InMemoryDynamo(base_dir=django_settings.BASE_DIR) as local:
+    """Start Amazon DynamoDB Local in memory on a free port for the session (each xdist worker's own)."""
+    with InMemoryDynamo(base_dir=django_settings.BASE_DIR, ready_timeout=DYNAMODB_READY_TIMEOUT) as local:
         saved = {key: os.environ.get(key) for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")}
         # The store finds credentials through boto3's usual chain, as it would on AWS.
         os.environ["AWS_ACCESS_KEY_ID"] = local.access_key_id

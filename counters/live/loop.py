@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from counters.runtime import runtime
-from counters.web.daphne_forms import leave_forms_to_django
 
 logger = logging.getLogger(__name__)
 
@@ -207,9 +206,6 @@ class BoundLoopMiddleware:
 
     def __init__(self, app) -> None:
         self.app = app
-        # Built when the server imports the application, after its own modules: the one place that sees
-        # daphne loaded under `daphne ...` and `runserver` alike (counters/web/daphne_forms.py).
-        leave_forms_to_django()
 
     async def __call__(self, scope, receive, send):
         live_loop().bind(asyncio.get_running_loop())

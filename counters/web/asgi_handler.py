@@ -14,6 +14,7 @@ from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
 from counters import conf
+from counters.web.daphne_forms import leave_forms_to_django
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -80,4 +81,7 @@ class OneHopASGIHandler(ASGIHandler):
 def get_asgi_application() -> OneHopASGIHandler:
     """Set Django up and return the one-hop handler, as `django.core.asgi.get_asgi_application` does."""
     django.setup(set_prefix=False)
+    # Called when the server imports the application, after its own modules: the one place that sees
+    # daphne loaded under `daphne ...` and `runserver` alike (counters/web/daphne_forms.py).
+    leave_forms_to_django()
     return OneHopASGIHandler()

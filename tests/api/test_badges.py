@@ -35,9 +35,9 @@ def browser() -> Client:
     return Client()
 
 
-def test_a_badge_shows_the_title_and_the_exact_total(browser, demo_store):
-    demo_store.increment("docs", kind="views", by=1233)
-    demo_store.increment("docs", kind="views")
+def test_a_badge_shows_the_title_and_the_exact_total(browser, memory_demo_store):
+    memory_demo_store.increment("docs", kind="views", by=1233)
+    memory_demo_store.increment("docs", kind="views")
 
     root = parsed(browser.get("/badge/docs.svg"))
 
@@ -45,7 +45,7 @@ def test_a_badge_shows_the_title_and_the_exact_total(browser, demo_store):
     assert root.get("height") == "20" and int(root.get("width")) > 60
 
 
-def test_a_badge_can_show_todays_unique_visitors_of_a_page(demo_store):
+def test_a_badge_can_show_todays_unique_visitors_of_a_page(memory_demo_store):
     person = Client(HTTP_USER_AGENT="Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0")
     for _ in range(3):
         person.get("/pages/docs/")
@@ -53,14 +53,14 @@ def test_a_badge_can_show_todays_unique_visitors_of_a_page(demo_store):
     assert shown[-1] == "1 today", "three views by one person are one visitor"
 
 
-def test_a_label_replaces_the_title_and_votes_show_too(browser, demo_store):
+def test_a_label_replaces_the_title_and_votes_show_too(browser, memory_demo_store):
     services.vote_cast(poll_id="language", voter="v1", option="rust")
     root = parsed(browser.get("/badge/language.rust.svg", {"label": "Rust fans"}))
     assert texts(root) == ["Rust fans: 1", "Rust fans", "1"]
 
 
-def test_hostile_text_is_escaped_into_valid_svg(browser, demo_store):
-    demo_store.define_counter(CounterDefinition(name="evil", kind="views", title=HOSTILE))
+def test_hostile_text_is_escaped_into_valid_svg(browser, memory_demo_store):
+    memory_demo_store.define_counter(CounterDefinition(name="evil", kind="views", title=HOSTILE))
 
     for response in (browser.get("/badge/evil.svg"), browser.get("/badge/docs.svg", {"label": HOSTILE})):
         root = parsed(response)
@@ -70,36 +70,36 @@ def test_hostile_text_is_escaped_into_valid_svg(browser, demo_store):
         assert texts(root)[1] == "<script>alert(1)</script> & \"quotes\" 'too' ]]> bell"
 
 
-def test_a_long_title_is_shortened_and_a_long_label_refused(browser, demo_store):
-    demo_store.define_counter(CounterDefinition(name="long", kind="views", title="x" * 150))
+def test_a_long_title_is_shortened_and_a_long_label_refused(browser, memory_demo_store):
+    memory_demo_store.define_counter(CounterDefinition(name="long", kind="views", title="x" * 150))
     assert texts(parsed(browser.get("/badge/long.svg")))[1] == "x" * 63 + "…"
     response = browser.get("/badge/docs.svg", {"label": "y" * 65})
     assert response.status_code == 400 and response.json()["error"] == "invalid"
 
 
-def test_fetching_a_badge_counts_nothing_unless_the_counter_opted_in(browser, demo_store):
+def test_fetching_a_badge_counts_nothing_unless_the_counter_opted_in(browser, memory_demo_store):
     for _ in range(3):
         parsed(browser.get("/badge/welcome.svg"))
-    assert demo_store.get("welcome").value == 0, "off by default"
+    assert memory_demo_store.get("welcome").value == 0, "off by default"
 
     services.badge_counting_set(name="welcome", enabled=True)
     shown = [texts(parsed(browser.get("/badge/welcome.svg")))[-1] for _ in range(3)]
     assert shown == ["1", "2", "3"], "each fetch counts one view and shows it"
     assert browser.head("/badge/welcome.svg").status_code == 200
-    assert demo_store.get("welcome").value == 3, "a HEAD counts nothing"
+    assert memory_demo_store.get("welcome").value == 3, "a HEAD counts nothing"
 
     services.badge_counting_set(name="welcome", enabled=False)
     parsed(browser.get("/badge/welcome.svg"))
-    assert demo_store.get("welcome").value == 3
+    assert memory_demo_store.get("welcome").value == 3
 
 
-def test_a_vote_counter_never_counts_a_fetch(browser, demo_store):
-    demo_store.set_badge_counts("language.go", enabled=True)  # the service refuses; the store does not
+def test_a_vote_counter_never_counts_a_fetch(browser, memory_demo_store):
+    memory_demo_store.set_badge_counts("language.go", enabled=True)  # the service refuses; the store does not
     parsed(browser.get("/badge/language.go.svg"))
-    assert demo_store.get("language.go").value == 0
+    assert memory_demo_store.get("language.go").value == 0
 
 
-def test_the_badge_is_revalidated_each_time_and_a_known_one_is_a_304(browser, demo_store):
+def test_the_badge_is_revalidated_each_time_and_a_known_one_is_a_304(browser, memory_demo_store):
     first = browser.get("/badge/docs.svg")
     assert first["Cache-Control"] == "public, no-cache"
     assert first["Cross-Origin-Resource-Policy"] == "cross-origin", "any site may show it"
@@ -110,7 +110,7 @@ def test_the_badge_is_revalidated_each_time_and_a_known_one_is_a_304(browser, de
     assert again.status_code == 304 and again.content == b""
     assert again["ETag"] == etag and again["Cache-Control"] == "public, no-cache"
 
-    demo_store.increment("docs", kind="views")
+    memory_demo_store.increment("docs", kind="views")
     moved = browser.get("/badge/docs.svg", headers={"If-None-Match": etag})
     assert moved.status_code == 200 and moved["ETag"] != etag
 
@@ -128,7 +128,7 @@ def no_cookies_in(response) -> None:
 
 
 @pytest.mark.parametrize("show", ["views", "visitors"])
-def test_a_badge_sets_no_cookie_for_a_new_visitor_nor_one_who_has_them(demo_store, admin_user, show):
+def test_a_badge_sets_no_cookie_for_a_new_visitor_nor_one_who_has_them(memory_demo_store, admin_user, show):
     services.badge_counting_set(name="docs", enabled=True)
     stranger = Client(HTTP_USER_AGENT="Mozilla/5.0 Firefox/133.0")
     no_cookies_in(stranger.get("/badge/docs.svg", {"show": show}))
@@ -159,15 +159,15 @@ def test_a_badge_sets_no_cookie_for_a_new_visitor_nor_one_who_has_them(demo_stor
     ],
 )
 def test_bad_names_and_choices_get_the_apis_json_errors_and_count_nothing(
-    browser, demo_store, path, query, status
+    browser, memory_demo_store, path, query, status
 ):
     services.badge_counting_set(name="docs", enabled=True)
     response = browser.get(path, query)
     assert response.status_code == status
     assert set(response.json()) == {"error", "detail"}
-    assert demo_store.get("docs").value == 0
+    assert memory_demo_store.get("docs").value == 0
 
 
-def test_other_methods_are_refused(browser, demo_store):
+def test_other_methods_are_refused(browser, memory_demo_store):
     response = browser.post("/badge/docs.svg")
     assert response.status_code == 405 and response["Allow"] == "GET, HEAD"

@@ -13,7 +13,13 @@ import pytest
 from bench.__main__ import plan
 from bench.measure import percentile
 from bench.scenarios.profile import summarise_stacks
+from tests.support.groups import LOADS_THE_MACHINE
 from tests.support.processes import PROJECT_DIR
+
+RUN_TIMEOUT = 600  # one `python -m bench ... --quick` run
+# Bench runs take turns, each bounded by its run's own timeout with room to start and check it.
+BENCH_RUNS = [LOADS_THE_MACHINE, pytest.mark.timeout(RUN_TIMEOUT + 120)]
+pytestmark = BENCH_RUNS
 
 
 def run_bench(tmp_path: Path, *names: str) -> dict:
@@ -25,7 +31,7 @@ def run_bench(tmp_path: Path, *names: str) -> dict:
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=RUN_TIMEOUT,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     name = "-".join(names) + "-quick"

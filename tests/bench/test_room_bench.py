@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bench.test_bench import run_bench
+from tests.bench.test_bench import BENCH_RUNS, run_bench
+
+pytestmark = BENCH_RUNS
 
 
 @pytest.mark.processes

@@ -14,6 +14,7 @@ import requests
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.supervisor import WATCH_SECONDS
+from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.live import receive_until, site_socket
 from tests.support.outside_writers import aws_cli_add
 from tests.support.processes import SiteProcess, occupy_port
@@ -23,7 +24,7 @@ from tests.support.site import embedded_env, manage
 CLIENTS = 16
 GETS_PER_CLIENT = 100
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, RESTARTS_DYNAMODB]
 
 
 @pytest.fixture

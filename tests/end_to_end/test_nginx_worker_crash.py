@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pytest
 import requests
 
+from tests.support.groups import LOADS_THE_MACHINE
 from tests.support.nginx import Nginx
 from tests.support.processes import SiteProcess
 from tests.support.site import redis_site_env
@@ -121,6 +122,7 @@ def front_door(demo_store, dynamodb_local, tmp_path, redis_prefix):
 
 
 @pytest.mark.processes
+@LOADS_THE_MACHINE
 def test_workers_killed_under_load_count_no_request_twice_and_lose_none_acknowledged(front_door, demo_store):
     nginx, workers = front_door
     token = requests.get(f"{nginx.url}/pages/{PAGE}/", timeout=10).cookies["csrftoken"]

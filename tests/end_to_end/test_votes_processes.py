@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
+from tests.support.groups import LOADS_THE_MACHINE
 from tests.support.live import receive_until, site_socket
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
@@ -24,6 +25,7 @@ RESENDS = 5
 
 
 @pytest.mark.processes
+@LOADS_THE_MACHINE
 def test_fifty_voters_clicking_four_times_at_once_leave_exact_totals(demo_store, dynamodb_local, tmp_path):
     options = [option.id for option in demo_store.get_poll(POLL).options]
     rng = random.Random(2026)

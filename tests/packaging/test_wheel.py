@@ -193,6 +193,8 @@ def follow_the_guide(blocks: list[Block], *, tmp_path: Path, env: dict[str, str]
 
 @pytest.mark.processes
 @pytest.mark.browser
+# Past the suite's 300 s: the install alone may take INSTALL_TIMEOUT, then the steps and the site.
+@pytest.mark.timeout(INSTALL_TIMEOUT + 600)
 def test_a_new_project_follows_the_guide_one_step_at_a_time(tmp_path):
     venv, project = tmp_path / "venv", tmp_path / "mysite"
     env = clean_environment(venv)

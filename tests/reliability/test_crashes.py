@@ -22,12 +22,13 @@ from websockets.exceptions import ConnectionClosed
 from counters.embedded import dynamodb_local as local
 from counters.live.fanout import CLOSE_TRY_AGAIN
 from tests.support.crashes import BeaconLoad, VoteLoad
+from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.live import site_socket
 from tests.support.processes import SiteProcess
 from tests.support.site import embedded_env, manage, site_env_for, store_on
 from tests.support.voting import assert_poll_consistent, poll_tally
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, RESTARTS_DYNAMODB]
 SLUG = "docs"
 POLL = "language"
 BEFORE_FAULT = 40  # acknowledged writes before the fault ...

@@ -17,9 +17,11 @@ from django.core.exceptions import ImproperlyConfigured
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.dynamodb_local import DynamoLocalUnavailable, InMemoryDynamo, LocalDynamo
+from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.processes import PROJECT_DIR as BASE_DIR
 from tests.support.processes import run_at_once
 
+pytestmark = RESTARTS_DYNAMODB
 TABLE = "launcher_test"
 
 

@@ -13,11 +13,12 @@ import pytest
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.supervisor import Supervisor
+from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.processes import PROJECT_DIR as BASE_DIR
 from tests.support.processes import occupy_port, run_at_once
 from tests.unit.embedded.test_dynamodb_local import TABLE, client, create_table, gone, instances
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, RESTARTS_DYNAMODB]
 HEAL_SECONDS = 10  # the promise: a dead instance answers again within this
 
 
