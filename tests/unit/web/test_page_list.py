@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 
 from counters import services
+from counters.domain.page_rules import PageRules, page_path
 from counters.domain.values import CounterDefinition
+from counters.services.site_pages import never_prefixes
 from counters.web.pages import TOP_PAGES
 
 
@@ -48,3 +50,9 @@ def test_sparklines_answer_in_one_request_and_bad_names_are_json_400(memory_demo
     assert visitors == [("docs", "visitors"), ("_site", "visitors")]
     refused = client.get("/api/sparklines?views=language.go")
     assert refused.status_code == 400 and set(refused.json()) == {"error", "detail"}
+
+
+def test_the_list_of_pages_is_no_page_of_the_site():
+    rules = PageRules.from_patterns(never=never_prefixes())
+    assert not rules.counts(page_path("/site/pages/?page=2", max_length=512))
+    assert rules.counts(page_path("/site/pages-of-mine/", max_length=512)), "only the list itself"
