@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -152,7 +153,8 @@ def test_a_thousand_pages_load_in_a_few_requests_showing_the_busiest(browser, dy
         # Every row's sparklines drawn, the chart and the site panel loaded: the load is over.
         drawn = page.locator("[data-page-rows] svg[data-points]")
         expect(drawn).to_have_count(2 * TOP_PAGES, timeout=LIVE_MS)
-        expect(page.locator("#history-chart")).to_have_attribute("data-points", "24", timeout=LIVE_MS)
+        chart = page.locator("#history-chart")
+        expect(chart).to_have_attribute("data-points", re.compile(r"^\d+$"), timeout=LIVE_MS)
         expect(page.locator("[data-site-views]")).not_to_have_text("–", timeout=LIVE_MS)
         counted = [u for u in asked[1:] if "/static/" not in u]
         assert len(counted) <= REQUEST_BOUND, f"{len(counted)} requests after the document: {counted}"
