@@ -33,6 +33,9 @@ AGREE_S = 20.0
 # After the document: the sparklines, the chart's history, the site panel's numbers and its chart.
 REQUEST_BOUND = 5
 SITE_ORIGIN = "https://docs.example.com"
+# A thousand pages made quickly: no per-address limit on the beacon, and time for DynamoDB Local to
+# answer while it creates pages side by side on a shared machine.
+BUSY_SITE = {"COUNTERS_BEACON_RATE": "0", "COUNTERS_DYNAMODB_READ_TIMEOUT": "20"}
 
 
 def site_for(store, dynamodb_local, data_dir: Path, port: int, *origins: str, **env: str) -> SiteProcess:
@@ -140,7 +143,7 @@ def test_a_thousand_pages_load_in_a_few_requests_showing_the_busiest(browser, dy
     port = free_port()
     with (
         fresh_store(dynamodb_local, tmp_path) as store,
-        site_for(store, dynamodb_local, tmp_path, port, SITE_ORIGIN, COUNTERS_BEACON_RATE="0") as site,
+        site_for(store, dynamodb_local, tmp_path, port, SITE_ORIGIN, **BUSY_SITE) as site,
     ):
         create_pages(site.url, 1000)
         page = watched(browser.new_context(viewport={"width": 1280, "height": 720}), console=False)
@@ -160,7 +163,9 @@ def test_a_thousand_pages_load_in_a_few_requests_showing_the_busiest(browser, dy
         assert len(counted) <= REQUEST_BOUND, f"{len(counted)} requests after the document: {counted}"
         print(f"\n{len(asked)} requests, {len(counted)} after the document but static files: {counted}")
 
+        started = time.monotonic()
         overview = requests.get(f"{site.url}/api/overview", timeout=60).json()
+        print(f"/api/overview of {len(overview['pages'])} pages: {time.monotonic() - started:.2f} s")
         busiest = [p["name"] for p in overview["pages"][:TOP_PAGES]]
         assert rows.evaluate_all("rows => rows.map(r => r.dataset.row)") == busiest
         assert busiest[:3] == [page_of(0), page_of(1), page_of(2)]
@@ -174,6 +179,8 @@ def test_a_thousand_pages_load_in_a_few_requests_showing_the_busiest(browser, dy
         link.click()
         expect(page.locator("[data-listed]")).to_have_count(TOP_PAGES)
         expect(page.locator("[data-listing]")).to_contain_text(f"of {len(overview['pages']):,}")
+        assert sideways_overflow(page) == 0
+        screenshot(page, "all-pages-390.png")
         assert page.problems == []
 
 
@@ -192,5 +199,5 @@ def create_pages(url: str, count: int) -> None:
             for _ in range(item[1]):
                 hit(session, url, f"/p/{item[0]}", f"Page {item[0]}")
 
-    with ThreadPoolExecutor(8) as pool:
+    with ThreadPoolExecutor(4) as pool:
         list(pool.map(view, views))
