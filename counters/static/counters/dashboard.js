@@ -157,7 +157,7 @@
     document.querySelectorAll("#history-counter option").forEach(function (option) {
       known(option.value, option.textContent, {
         today: attribute(option, "data-today"), hour: attribute(option, "data-last-hour"), value: attribute(option, "data-value"),
-        bots: attribute(option, "data-bot-views")
+        version: attribute(option, "data-version"), bots: attribute(option, "data-bot-views")
       }, true);
     });
     document.querySelectorAll("[data-page-rows] tr[data-row]").forEach(function (row) {
@@ -435,11 +435,12 @@
       return Object.assign({}, poll, { choice: overview.choices[poll.id] || null });
     });
     // The overview's numbers are what a fresh load shows; views the page holds beyond them are added.
+    // Read from the history as a load's are: each row's first sparkline brings views it had not written yet.
     pages = {};
     overview.pages.forEach(function (page) {
       known(page.name, page.title, {
         today: page.today, hour: page.last_hour, value: page.value, version: page.version, bots: page.bot_views
-      }, false);
+      }, true);
       addOption(page.name, pages[page.name].title);
     });
     var hour = overview.last_hour_minutes;
