@@ -107,8 +107,8 @@ class Overview:
 def minute_counts(name: str, *, first_minute: int) -> tuple[int, ...]:
     """Views of `name` in each of the sixty minutes from `first_minute`, written or tallied here."""
     keys = [MINUTE.key(first_minute + i * MINUTE.seconds) for i in range(HOUR_MINUTES)]
-    written = get_store().read_buckets(name, first=keys[0], last=keys[-1])
     waiting = runtime().part("history").tallied_buckets(name, first=keys[0], last=keys[-1])
+    written = get_store().read_buckets(name, first=keys[0], last=keys[-1])
     return tuple(written.get(key, 0) + waiting.get(key, 0) for key in keys)
 
 
@@ -120,11 +120,16 @@ def first_minute_of_hour(now: float) -> int:
 def page_traffic(*, state: CounterState, now: float, today: Day) -> PageTraffic:
     """One page's views today (its day bucket) and in the last hour (minute buckets), tallies included."""
     today_key = VIEW_DAYS.key(today)
-    unwritten_today = runtime().part("history").tallied(state.name, first=today_key, last=today_key)
-    minutes = minute_counts(state.name, first_minute=first_minute_of_hour(now))
+    history = runtime().part("history")
+    # No flush between reading the tallies and the buckets: a view taken from the tally and not yet
+    # written would be in neither, one written meanwhile in both.
+    with history.steady():
+        unwritten_today = history.tallied(state.name, first=today_key, last=today_key)
+        minutes = minute_counts(state.name, first_minute=first_minute_of_hour(now))
+        written_today = views_on(state.name, today, now=now)
     return PageTraffic(
         state=state,
-        today=views_on(state.name, today, now=now) + unwritten_today,
+        today=written_today + unwritten_today,
         last_hour=sum(minutes),
         minutes=minutes,
     )
