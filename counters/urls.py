@@ -23,6 +23,7 @@ urlpatterns = [
     path("api/counters/<str:name>/history", api.counter_history, name="api-counter-history"),
     path("api/counters/<str:name>/history.csv", csv_api.counter_history_csv, name="api-counter-history-csv"),
     path("api/overview", api.overview, name="api-overview"),
+    path("api/sparklines", api.sparklines, name="api-sparklines"),
     path("api/polls", poll_api.poll_list, name="api-polls"),
     path("api/polls/<str:poll>", poll_api.poll_detail, name="api-poll"),
     path("api/polls/<str:poll>/control", poll_api.poll_control, name="api-poll-control"),
@@ -37,6 +38,8 @@ urlpatterns += [
     path("api/site/sources.csv", site_api.site_sources_csv, name="api-site-sources-csv"),
     path("api/counters/<str:name>/sources", site_api.counter_sources, name="api-counter-sources"),
     path("api/counters/<str:name>/sources.csv", site_api.counter_sources_csv, name="api-counter-sources-csv"),
+    # Every page, paged: the dashboard's table shows the busiest; never counted (docs/whole-site.md).
+    path("site/pages/", pages.all_pages, name="all-pages"),
     path("site/pages/<str:name>/", site_page.page_view, name="site-page"),
 ]
 # Rooms (docs/rooms.md): a poll's join address for the audience, and its present mode for staff.

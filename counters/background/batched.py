@@ -38,6 +38,10 @@ class BatchedAdds(ABC):
     def _dropped(self, ref: Hashable, count: int) -> None:
         """Say that a count was dropped because the backlog is full."""
 
+    def steady(self) -> threading.Lock:
+        """Held (`with recorder.steady():`), no flush writes: tallies and the store read meanwhile agree."""
+        return self._flushing
+
     def flush(self) -> int:
         """Write every waiting tally with one ADD each; return how many writes were made."""
         with self._flushing:

@@ -66,12 +66,16 @@ class HistoryRecorder(BatchedAdds):
 
     def tallied(self, name: str, *, first: str, last: str) -> int:
         """Views of `name` tallied and not yet written, in the buckets keyed `first` to `last`."""
+        return sum(self.tallied_buckets(name, first=first, last=last).values())
+
+    def tallied_buckets(self, name: str, *, first: str, last: str) -> dict[str, int]:
+        """Views of `name` tallied and not yet written, per bucket key from `first` to `last`."""
+        found: dict[str, int] = {}
         with self._lock:
-            return sum(
-                count
-                for (counter, key, _), count in self._waiting.items()
-                if counter == name and first <= key <= last
-            )
+            for (counter, key, _), count in self._waiting.items():
+                if counter == name and first <= key <= last:
+                    found[key] = found.get(key, 0) + count
+        return found
 
     def _write(self, ref: BucketRef, count: int) -> None:
         """One ADD to the bucket."""

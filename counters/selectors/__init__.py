@@ -28,6 +28,7 @@ from counters.selectors.polls import (
     voter_choices,
     voter_picks,
 )
+from counters.selectors.sparklines import sparklines
 
 __all__ = [
     "CounterHistory",
@@ -54,6 +55,7 @@ __all__ = [
     "poll_totals",
     "poll_totals_for",
     "poll_totals_from_states",
+    "sparklines",
     "voter_choices",
     "voter_picks",
     "with_visitors_today",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from counters.domain.buckets import MINUTE, VIEW_DAYS
+from counters.domain.buckets import MINUTE, VIEW_DAYS, iso
 from counters.domain.clock import Day
 from counters.domain.names import DASHBOARD_COUNTER, SITE_VISITORS
 from counters.domain.values import CounterState
@@ -18,6 +18,8 @@ from counters.selectors.history import views_on
 from counters.selectors.polls import PollTotals
 from counters.store import get_store
 
+HOUR_MINUTES = 60
+
 
 @dataclass(frozen=True)
 class PageTraffic:
@@ -26,6 +28,8 @@ class PageTraffic:
     state: CounterState
     today: int
     last_hour: int
+    # The last hour's views per minute, oldest first (the minute `Overview.hour_start` first).
+    minutes: tuple[int, ...] = ()
 
     def as_dict(self) -> dict:
         """Serialise for the JSON API: the counter's state with its two periods."""
@@ -42,6 +46,16 @@ class Overview:
     site_visitors: int = 0
     dashboard: PageTraffic | None = None
     day: str = ""
+    hour_start: int = 0  # when the first of the last hour's sixty minutes began
+
+    @property
+    def hour_minutes(self) -> list[int]:
+        """Views of every page in each of the last sixty minutes, oldest first."""
+        totals = [0] * HOUR_MINUTES
+        for page in self.pages:
+            for i, count in enumerate(page.minutes):
+                totals[i] += count
+        return totals
 
     @property
     def dashboard_today(self) -> int:
@@ -79,6 +93,7 @@ class Overview:
             "day": self.day,
             "views_today": self.views_today,
             "views_last_hour": self.views_last_hour,
+            "last_hour_minutes": {"start": iso(self.hour_start), "counts": self.hour_minutes},
             "visitors_today": self.site_visitors,
             "bot_views": self.bot_views,
             "votes": self.votes,
@@ -89,22 +104,34 @@ class Overview:
         }
 
 
-def views_since(name: str, *, first: str, last: str) -> int:
-    """Views of `name` in the buckets keyed `first` to `last`, written or tallied here."""
-    written = get_store().read_buckets(name, first=first, last=last)
-    return sum(written.values()) + runtime().part("history").tallied(name, first=first, last=last)
+def minute_counts(name: str, *, first_minute: int) -> tuple[int, ...]:
+    """Views of `name` in each of the sixty minutes from `first_minute`, written or tallied here."""
+    keys = [MINUTE.key(first_minute + i * MINUTE.seconds) for i in range(HOUR_MINUTES)]
+    waiting = runtime().part("history").tallied_buckets(name, first=keys[0], last=keys[-1])
+    written = get_store().read_buckets(name, first=keys[0], last=keys[-1])
+    return tuple(written.get(key, 0) + waiting.get(key, 0) for key in keys)
+
+
+def first_minute_of_hour(now: float) -> int:
+    """The start of the first of the sixty minutes that end with the current one."""
+    return MINUTE.start_of(now) - (HOUR_MINUTES - 1) * MINUTE.seconds
 
 
 def page_traffic(*, state: CounterState, now: float, today: Day) -> PageTraffic:
     """One page's views today (its day bucket) and in the last hour (minute buckets), tallies included."""
-    this_minute = MINUTE.start_of(now)
-    first_minute = this_minute - 59 * MINUTE.seconds
     today_key = VIEW_DAYS.key(today)
-    unwritten_today = runtime().part("history").tallied(state.name, first=today_key, last=today_key)
+    history = runtime().part("history")
+    # No flush between reading the tallies and the buckets: a view taken from the tally and not yet
+    # written would be in neither, one written meanwhile in both.
+    with history.steady():
+        unwritten_today = history.tallied(state.name, first=today_key, last=today_key)
+        minutes = minute_counts(state.name, first_minute=first_minute_of_hour(now))
+        written_today = views_on(state.name, today, now=now)
     return PageTraffic(
         state=state,
-        today=views_on(state.name, today, now=now) + unwritten_today,
-        last_hour=views_since(state.name, first=MINUTE.key(first_minute), last=MINUTE.key(this_minute)),
+        today=written_today + unwritten_today,
+        last_hour=sum(minutes),
+        minutes=minutes,
     )
 
 
@@ -125,4 +152,5 @@ def overview(*, counters: list[CounterState], polls: list[PollTotals], now: floa
         site_visitors=get_store().visitors_on([SITE_VISITORS], day=day).get(SITE_VISITORS, 0),
         dashboard=own[0] if own else None,
         day=day.key,
+        hour_start=first_minute_of_hour(now),
     )

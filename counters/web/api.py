@@ -45,6 +45,21 @@ def counter_history(request: HttpRequest, name: str) -> JsonResponse:
     )
 
 
+@json_api("GET")
+def sparklines(request: HttpRequest) -> JsonResponse:
+    """`GET /api/sparklines?views=a,b&visitors=a,_site`: many pages' small trends in one answer."""
+    query = query_params(request, "views", "visitors")
+    found = selectors.sparklines(
+        views=name_list(query.get("views")), visitors=name_list(query.get("visitors"))
+    )
+    return JsonResponse({series: [history.as_dict() for history in found[series]] for series in found})
+
+
+def name_list(value: str | None) -> list[str]:
+    """Comma-separated names (none for an absent or empty parameter)."""
+    return [name for name in (value or "").split(",") if name]
+
+
 @no_voter_cookie
 @json_api("POST")
 def view_beacon(request: HttpRequest, slug: str) -> JsonResponse:

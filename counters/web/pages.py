@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -21,6 +22,8 @@ CHART_RANGES = (
     {"window": "90d", "step": "1d", "label": "90 d", "title": "Last 90 days, by day (the site's days)"},
 )
 DEFAULT_RANGE = "24h"
+# The dashboard's table shows the busiest pages; the rest are one link away, this many to a page.
+TOP_PAGES = 50
 
 
 # Pages answer GET and HEAD only (405 otherwise); HEAD is not counted (see counters/web/counting.py).
@@ -43,6 +46,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             overview, polls, choices, unavailable = None, [], {}, True
     context = {
         "overview": overview,
+        "top_pages": overview.pages[:TOP_PAGES] if overview else (),
+        "top_limit": TOP_PAGES,
         "polls": polls,
         "choices": choices,
         "counts_unavailable": unavailable,
@@ -71,3 +76,14 @@ def page(request: HttpRequest, slug: str) -> HttpResponse:
             raise no_such_page(request) from exc
     context = {"meta": meta, "counter": request.counter, "counts_unavailable": request.counter_unavailable}
     return render(request, "counters/page.html", context)
+
+
+@require_safe
+def all_pages(request: HttpRequest) -> HttpResponse:
+    """Every page the dashboard counts, busiest first, TOP_PAGES to a page (`?page=2`); counts nothing."""
+    try:
+        pages = selectors.overview(counters=selectors.counter_list(), polls=[]).pages
+    except StoreUnavailable:
+        return render(request, "counters/all_pages.html", {"counts_unavailable": True}, status=503)
+    listing = Paginator(pages, TOP_PAGES).get_page(request.GET.get("page"))
+    return render(request, "counters/all_pages.html", {"listing": listing, "total": len(pages)})

@@ -1,5 +1,6 @@
 /* Charts of the dashboard, drawn as plain SVG (no library, nothing fetched but this site's history API):
- * - a sparkline per page: views per minute over the last hour;
+ * - a sparkline per page: views per minute over the last hour (and unique visitors per day over 90 days),
+ *   every one asked for at once read in one request to /api/sparklines;
  * - the history chart of the page chosen in #history-counter over the range chosen in #history-ranges
  *   (1 h by minute, 24 h by 15 minutes, 48 h by hour, 90 d by day), as columns with gridlines, axis text
  *   at its real size (the viewBox follows the drawn width), a tooltip for the column under the pointer or
@@ -46,8 +47,11 @@
   }
 
   function fetchHistory(name, windowName, step, seriesName) {
-    var url = "/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName + (step ? "&step=" + step : "") +
-      (seriesName && seriesName !== "views" ? "&series=" + seriesName : "");
+    return getJSON("/api/counters/" + encodeURIComponent(name) + "/history?window=" + windowName + (step ? "&step=" + step : "") +
+      (seriesName && seriesName !== "views" ? "&series=" + seriesName : ""));
+  }
+
+  function getJSON(url) {
     return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (response) {
       return response.json().then(
         function (body) {
@@ -132,27 +136,74 @@
     document.dispatchEvent(new CustomEvent("counters:sparkline", { detail: { name: entry.name, total: total(entry) } }));
   }
 
+  /* Sparklines load together: every one asked for in the same turn is in one request to
+   * /api/sparklines (at most BATCH names of each series per request), however many rows there are. */
+  var BATCH = 100;
+  var waiting = []; // [{svg, name, series}] asked for and not requested yet
+  var batchTimer = null;
+
   function loadSparkline(svg) {
     if (svg.hasAttribute("data-loading")) return;
     svg.setAttribute("data-loading", "true");
     var name = svg.getAttribute("data-sparkline") || svg.getAttribute("data-visitor-trend");
+    waiting.push({ svg: svg, name: name, series: svg.getAttribute("data-series") || "views" });
+    if (batchTimer === null) batchTimer = window.setTimeout(requestSparklines, 0);
+  }
+
+  function requestSparklines() {
+    batchTimer = null;
+    var asked = waiting;
+    waiting = [];
+    while (asked.length) {
+      var batch = [], names = { views: {}, visitors: {} }, counts = { views: 0, visitors: 0 };
+      asked = asked.filter(function (item) {
+        var seen = names[item.series][item.name];
+        if (!seen && counts[item.series] >= BATCH) return true; // the next request's
+        if (!seen) counts[item.series] += 1;
+        names[item.series][item.name] = true;
+        batch.push(item);
+        return false;
+      });
+      fetchSparklines(batch, names);
+    }
+  }
+
+  function fetchSparklines(batch, names) {
+    var url = "/api/sparklines?views=" + Object.keys(names.views).map(encodeURIComponent).join(",") +
+      "&visitors=" + Object.keys(names.visitors).map(encodeURIComponent).join(",");
+    getJSON(url).then(function (body) {
+      var found = { views: {}, visitors: {} };
+      Object.keys(found).forEach(function (seriesName) {
+        (body[seriesName] || []).forEach(function (data) { found[seriesName][data.name] = data; });
+      });
+      batch.forEach(function (item) {
+        var data = found[item.series][item.name];
+        if (data) showSparkline(item, data);
+        else sparklineFailed(item, new Error("the answer left it out."));
+      });
+    }).catch(function (error) {
+      batch.forEach(function (item) { sparklineFailed(item, error); });
+    });
+  }
+
+  function showSparkline(item, data) {
+    var svg = item.svg;
     var reload = function () {
       svg.removeAttribute("data-loading");
       loadSparkline(svg);
     };
-    var seriesName = svg.getAttribute("data-series") || "views";
-    var windowName = seriesName === "visitors" ? "90d" : "1h";
-    fetchHistory(name, windowName, seriesName === "visitors" ? "1d" : "1m", seriesName).then(function (data) {
-      var entry = entryFrom(data, svg, drawSparkline, reload);
-      series[name + "|" + windowName + "|spark-" + seriesName] = entry;
-      drawSparkline(entry);
-    }).catch(function (error) {
-      svg.setAttribute("data-error", "unavailable");
-      svg.setAttribute("aria-label", "The last hour of " + (svg.getAttribute("data-title") || name) + " cannot be loaded: " + error.message);
-      clear(svg);
-      var text = svgEl("text", { x: 0, y: 18, class: "sparkline-error" }, svg);
-      text.textContent = "unavailable";
-    });
+    var entry = entryFrom(data, svg, drawSparkline, reload);
+    series[item.name + "|" + data.window + "|spark-" + item.series] = entry;
+    drawSparkline(entry);
+  }
+
+  function sparklineFailed(item, error) {
+    var svg = item.svg;
+    svg.setAttribute("data-error", "unavailable");
+    svg.setAttribute("aria-label", "The last hour of " + (svg.getAttribute("data-title") || item.name) + " cannot be loaded: " + error.message);
+    clear(svg);
+    var text = svgEl("text", { x: 0, y: 18, class: "sparkline-error" }, svg);
+    text.textContent = "unavailable";
   }
 
   function entryFrom(data, svg, draw, reload) {

@@ -18,7 +18,8 @@
  * API (window.LiveCounters):
  * - subscribe(fn) -> unsubscribe; fn({type, counters}) gets each applied batch, only the counters that
  *   were newer, each as {name, value, version, previous} (previous: the {value, version} held before, or null);
- *   a snapshot also carries `open` (live pages on that server) and a catalog `catalog` (the whole frame);
+ *   a snapshot also carries `open` (live pages on that server) and `states` (all its counters, with their
+ *   kinds), a catalog `catalog` (the whole frame);
  * - offer(states) feeds states from elsewhere (e.g. a vote's HTTP answer: one state, a list, or
  *   {counters}) through the same rule and returns those applied; apply is the same function;
  * - get(name) -> {value, version} or null; state() -> the connection state;
@@ -329,7 +330,7 @@
         everLive = true;
         storeDown = false;
         setState("live");
-        apply(message.counters, "snapshot", { open: message.open });
+        apply(message.counters, "snapshot", { open: message.open, states: message.counters });
         talliesOf(message.counters, message.day);
       } else if (message.type === "update") {
         apply(message.counters, "update");

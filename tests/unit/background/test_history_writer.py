@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import calendar
+import threading
 import time
 from zoneinfo import ZoneInfo
 
@@ -181,3 +182,16 @@ def test_throttled_buckets_are_kept_and_unknown_outcomes_dropped():
     recorder.record(name="welcome", count=2)
     recorder.flush()
     assert recorder.pending() == 0, "a write that may have landed is not sent twice"
+
+
+def test_no_flush_writes_while_a_reader_holds_it_steady(memory_store):
+    recorder = HistoryRecorder(memory_store)
+    recorder.record(name="docs", count=2)
+    flushed = threading.Event()
+    with recorder.steady():
+        flusher = threading.Thread(target=lambda: (recorder.flush(), flushed.set()))
+        flusher.start()
+        # The tally and the buckets read now agree: the views are still tallied, not written.
+        assert not flushed.wait(0.3) and recorder.pending() == 2
+    flusher.join(timeout=10)
+    assert flushed.is_set() and recorder.pending() == 0
