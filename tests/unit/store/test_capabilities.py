@@ -1,0 +1,63 @@
+"""The store's optional capabilities (counters/store/capabilities.py): what each backend declares, and the
+clear error a store gives when asked for one it lacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from counters.exceptions import InvalidInput
+from counters.store.capabilities import STREAMS, WATCHED, MissingCapability, StreamWiring
+from counters.store.dynamodb.backend import DynamoCounterStore
+
+
+def readers_of(store):
+    """The store's stream readers, publishing nowhere."""
+    return store.stream_readers(
+        StreamWiring(
+            owner="test",
+            lease_seconds=10,
+            poll_seconds=1,
+            on_changes=lambda changes, own: None,
+            publish_states=lambda states: None,
+        )
+    )
+
+
+def test_the_memory_store_declares_neither_streams_nor_watched_tables(memory_store):
+    assert STREAMS not in memory_store.capabilities and WATCHED not in memory_store.capabilities
+
+
+@pytest.mark.parametrize(
+    ("capability", "ask"),
+    [
+        (STREAMS, readers_of),
+        (STREAMS, lambda store: store.stream_status()),
+        (WATCHED, lambda store: store.watched_tables()),
+    ],
+)
+def test_asking_the_memory_store_for_a_capability_it_lacks_is_a_clear_error(memory_store, capability, ask):
+    with pytest.raises(MissingCapability) as refused:
+        ask(memory_store)
+    assert refused.value.capability == capability
+    assert isinstance(refused.value, InvalidInput), "a 400 with its sentence, never a 500"
+    assert refused.value.detail == f"The counter store MemoryCounterStore does not offer {capability!r}."
+
+
+def test_the_dynamodb_store_declares_streams_and_watched_tables_and_offers_them(store):
+    assert {STREAMS, WATCHED} <= store.capabilities
+    assert store.stream_status() is None, "nobody reads the new table's stream yet"
+    assert store.watched_tables().watches() == []
+    readers = readers_of(store)
+    try:
+        readers.round()
+        assert store.stream_status()["owner"] == "test"
+    finally:
+        readers.close()
+    assert store.stream_status() is None, "the lease is given up on close"
+
+
+def test_a_dynamodb_store_without_a_stream_client_declares_no_streams(store):
+    given = DynamoCounterStore(client=store.client, retrying_client=store.retrying, table=store.table)
+    assert WATCHED in given.capabilities and STREAMS not in given.capabilities
+    with pytest.raises(MissingCapability):
+        given.stream_status()
