@@ -3,11 +3,19 @@ clear error a store gives when asked for one it lacks."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
+import counters
 from counters.exceptions import InvalidInput
 from counters.store.capabilities import STREAMS, WATCHED, MissingCapability, StreamWiring
 from counters.store.dynamodb.backend import DynamoCounterStore
+
+PACKAGE = Path(counters.__file__).parent
+# What talks to DynamoDB: the SDK, and the DynamoDB store's own modules.
+DATABASE = ("botocore", "boto3", "counters.store.dynamodb")
 
 
 def readers_of(store):
@@ -61,3 +69,26 @@ def test_a_dynamodb_store_without_a_stream_client_declares_no_streams(store):
     assert WATCHED in given.capabilities and STREAMS not in given.capabilities
     with pytest.raises(MissingCapability):
         given.stream_status()
+
+
+def imported_by(path: Path) -> list[str]:
+    """Every module a file imports (for `from a import b`, both `a` and `a.b`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+    return found
+
+
+def test_only_the_dynamodb_store_and_the_embedded_launcher_import_botocore_or_the_dynamodb_store():
+    allowed = (PACKAGE / "store" / "dynamodb", PACKAGE / "embedded")
+    found = [
+        f"{path.relative_to(PACKAGE)}: {module}"
+        for path in PACKAGE.rglob("*.py")
+        if not any(path.is_relative_to(folder) for folder in allowed)
+        for module in imported_by(path)
+        if module.startswith(DATABASE)
+    ]
+    assert found == [], "the store is the only layer that talks to the database"
