@@ -4,14 +4,20 @@ clear error a store gives when asked for one it lacks."""
 from __future__ import annotations
 
 import ast
+import io
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 import counters
 from counters.exceptions import InvalidInput
+from counters.runtime import runtime
+from counters.services.watched import counter_watch
 from counters.store.capabilities import STREAMS, WATCHED, MissingCapability, StreamWiring
 from counters.store.dynamodb.backend import DynamoCounterStore
+from counters.streams.status import stream_status
+from counters.streams.worker import StreamWorker
 
 PACKAGE = Path(counters.__file__).parent
 # What talks to DynamoDB: the SDK, and the DynamoDB store's own modules.
@@ -49,6 +55,15 @@ def test_asking_the_memory_store_for_a_capability_it_lacks_is_a_clear_error(memo
     assert refused.value.capability == capability
     assert isinstance(refused.value, InvalidInput), "a 400 with its sentence, never a 500"
     assert refused.value.detail == f"The counter store MemoryCounterStore does not offer {capability!r}."
+
+
+def test_the_callers_ask_the_declaration_so_the_memory_store_is_told_apart_without_an_error(memory_store):
+    with pytest.raises(InvalidInput, match="Watched counters need the DynamoDB store"):
+        counter_watch(name="signups", table="other", key={"pk": {"S": "a"}}, attribute="n")
+    assert stream_status() is None, "the admin shows no stream"
+    assert StreamWorker.for_runtime(runtime()).reader is None, "no reader thread to start"
+    call_command("counters_watch", "list", stdout=(listed := io.StringIO()))
+    assert listed.getvalue() == ""
 
 
 def test_the_dynamodb_store_declares_streams_and_watched_tables_and_offers_them(store):
