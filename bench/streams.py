@@ -136,11 +136,9 @@ def own_view(session: requests.Session, base_url: str) -> int:
 
 
 def wait_for_lease(store, timeout: float = 30) -> None:
-    from counters.streams.lease import lease_status
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status = lease_status(store.retrying, store.table)
+        status = store.stream_status()
         if status and status["live"]:
             return
         time.sleep(0.2)
@@ -167,8 +165,6 @@ def measure(args, site, store, local, socket: Socket) -> dict:
     own_latency, own_missing = latencies(socket, own, 2)
     outside_latency, outside_missing = latencies(socket, outside, 1)
     shown = [value for _, value, _ in socket.frames]
-    from counters.streams.lease import lease_status
-
     return {
         "rate_per_second": args.rate,
         "seconds": args.seconds,
@@ -185,7 +181,7 @@ def measure(args, site, store, local, socket: Socket) -> dict:
         "frames": len(socket.frames),
         "reader_cpu_ms_per_change": round(max(cpu_used, 0.0) * 1000 / len(outside), 3),
         "site_idle_cpu_percent": round(idle_per_second * 100, 1),
-        "stream_lag_seconds_reported": lease_status(store.retrying, store.table)["lag_seconds"],
+        "stream_lag_seconds_reported": store.stream_status()["lag_seconds"],
         "load_average_after": load_average(),
     }
 

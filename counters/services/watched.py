@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
-
 from counters.domain.names import KINDS, validate_counter_name
 from counters.domain.values import CounterDefinition, CounterState
 from counters.exceptions import Conflict, InvalidInput
 from counters.live import catalog
 from counters.store import get_store
-from counters.store.dynamodb.watched import Watch, read_source, register
+from counters.store.capabilities import WATCHED, Watch
 
 
 def counter_watch(
@@ -22,19 +20,16 @@ def counter_watch(
     Only that table is read here (GetItem); our table gets the counter. Open pages learn of it at once.
     """
     store = get_store()
-    gateway = getattr(store, "gateway", None)
-    if gateway is None:
+    if WATCHED not in store.capabilities:
         raise InvalidInput("Watched counters need the DynamoDB store.")
     if kind not in KINDS:
         raise InvalidInput(f"The kind must be one of {', '.join(KINDS)}.")
     if not key or not all(isinstance(v, dict) and len(v) == 1 for v in key.values()):
         raise InvalidInput('The key must be a DynamoDB key, e.g. {"pk": {"S": "user#42"}}.')
     watch = Watch(name=validate_counter_name(name), table=table, key=key, attribute=attribute)
-    try:
-        value = read_source(store.retrying, watch)
-    except (ClientError, BotoCoreError) as exc:
-        raise InvalidInput(f"Could not read that item of table {table!r}: {exc}") from exc
-    if not register(gateway, CounterDefinition(name=name, kind=kind, title=title), watch, value=value):
+    tables = store.watched_tables()
+    value = tables.read(watch)
+    if not tables.register(CounterDefinition(name=name, kind=kind, title=title), watch, value=value):
         raise Conflict(f"There is a counter named {name!r} already.")
     catalog.publish_catalog()
     return store.get(name)

@@ -14,6 +14,14 @@ from dataclasses import dataclass
 from counters.domain import values
 from counters.domain.page_rules import PageBudget
 from counters.domain.visitors import VisitDay
+from counters.store.capabilities import (
+    STREAMS,
+    WATCHED,
+    MissingCapability,
+    StreamReaders,
+    StreamWiring,
+    WatchedTables,
+)
 
 
 def _nothing() -> None:
@@ -33,6 +41,32 @@ class StoreHooks:
 
 class CounterStore(ABC):
     """Where counters live; the only layer that talks to the database."""
+
+    # Optional features this backend offers (capabilities.py); callers ask before they use one.
+    capabilities: frozenset[str] = frozenset()
+
+    def require(self, capability: str) -> None:
+        """MissingCapability unless this store declares `capability`."""
+        if capability not in self.capabilities:
+            raise MissingCapability(self, capability)
+
+    def stream_readers(self, wiring: StreamWiring) -> StreamReaders:
+        """STREAMS: the readers of this store's streams (and the poll of watched tables without one)."""
+        self.require(STREAMS)
+        raise NotImplementedError
+
+    def stream_status(self) -> dict | None:
+        """STREAMS: who reads the table's stream (`{"owner","live","lag_seconds",...}`); None: nobody.
+
+        A failure to read it is the project's exception (StoreUnavailable).
+        """
+        self.require(STREAMS)
+        raise NotImplementedError
+
+    def watched_tables(self) -> WatchedTables:
+        """WATCHED: the store's watched counters."""
+        self.require(WATCHED)
+        raise NotImplementedError
 
     @classmethod
     @abstractmethod

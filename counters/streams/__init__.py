@@ -1,7 +1,8 @@
-"""Counters changed by any writer, shown live: the table's DynamoDB stream, read by one process per site.
+"""Counters changed by any writer, shown live: the store's streams, read by one process per site.
 
-lease.py elects the reader (a lease item in the table), shards.py follows the stream's shards,
-checkpoints.py keeps each shard's last read change in the table, records.py picks out the changes
-another service made, and reader.py ties them together and publishes through the live push; worker.py
-runs it inside a web worker, `manage.py counters_stream` on its own (docs/streams.md).
+The store offers the reading (its STREAMS capability; for DynamoDB counters/store/dynamodb/streams/:
+the lease, shards, checkpoints, records and watched tables). Here is what does not depend on the
+database: changes.py turns other writers' changes into pushes to open pages, worker.py runs the rounds
+inside a web worker, `manage.py counters_stream` on its own, and status.py tells the admin who reads
+(docs/streams.md).
 """

@@ -1,12 +1,11 @@
-"""What a batch of our own table's stream means for open pages: other writers' new totals, published."""
+"""What other writers' changes mean for open pages: their new totals, published."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from counters.domain.values import CounterState
-from counters.streams import records
+from counters.store.capabilities import StreamChange
 
 Publish = Callable[[list[tuple]], None]
 
@@ -25,24 +24,16 @@ class OutsideChanges:
         self._read = read
         self._observe = observe
 
-    def __call__(self, batch: list[dict[str, Any]]) -> None:
-        """Handle one batch of records, in the stream's order."""
-        updates, own = [], 0
-        for record in batch:
-            if records.is_bookkeeping(record):
-                continue
-            change = records.outside_change(record)
-            if change is None:
-                own += 1
-                continue
-            updates.append(self._update(change))
+    def __call__(self, changes: list[StreamChange], own: int) -> None:
+        """Handle one batch's changes, in the stream's order, and the count of the app's own writes in it."""
+        updates = [self._update(change) for change in changes]
         if updates:
             self._publish(updates)
             self._observe("pushed", len(updates))
         if own:
             self._observe("own", own)
 
-    def _update(self, change: records.Change) -> tuple:
+    def _update(self, change: StreamChange) -> tuple:
         """(name, value, version, sequence); a hot counter's total is read, as its shards hold the rest."""
         if not change.hot:
             return (change.name, change.value, change.version, change.sequence)

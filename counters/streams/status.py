@@ -1,13 +1,12 @@
-"""Who reads the table's stream and how far behind it is, for the admin (from the lease item)."""
+"""Who reads the table's stream and how far behind it is, for the admin (from the store's lease)."""
 
 from __future__ import annotations
 
 import logging
 
-from botocore.exceptions import BotoCoreError, ClientError
-
+from counters.exceptions import CounterError
 from counters.store import get_store
-from counters.streams.lease import lease_status
+from counters.store.capabilities import STREAMS
 
 logger = logging.getLogger(__name__)
 
@@ -15,11 +14,11 @@ logger = logging.getLogger(__name__)
 def stream_status() -> dict | None:
     """`{"owner","live","lag_seconds",...}`, `{"owner": None}` when nobody reads; None without a stream."""
     store = get_store()
-    if getattr(store, "streams", None) is None:
+    if STREAMS not in store.capabilities:
         return None
     try:
-        status = lease_status(store.retrying, store.table)
-    except (ClientError, BotoCoreError) as exc:
+        status = store.stream_status()
+    except CounterError as exc:
         logger.warning("Could not read the stream's lease: %s", exc)
         return None
     if status is None or not status["live"]:

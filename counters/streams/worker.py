@@ -1,7 +1,8 @@
 """Run the stream reader in a background thread: inside a web worker, or in `manage.py counters_stream`.
 
 Every process that runs one competes for the lease; the one holding it reads, the others look at the
-lease every eighth of its length and take over when the holder stops renewing it (lease.py).
+lease every eighth of its length and take over when the holder stops renewing it (the store's lease:
+counters/store/dynamodb/streams/lease.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import uuid
 from counters import conf
 from counters.metrics import metrics
 from counters.runtime import runtime
-from counters.streams.reader import BATCH_LIMIT
-from counters.streams.site import SiteStreams
+from counters.store.capabilities import STREAMS, StreamReaders, StreamWiring
+from counters.streams.changes import OutsideChanges
 
 logger = logging.getLogger(__name__)
 
@@ -30,10 +31,10 @@ def owner_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def build_reader(process: object) -> SiteStreams | None:
+def build_reader(process: object) -> StreamReaders | None:
     """The readers of the runtime store's streams, publishing through its broadcaster (None: no stream)."""
     store = process.part("store")
-    if getattr(store, "streams", None) is None:
+    if STREAMS not in store.capabilities:
         # The in-memory store: nothing else writes it, so there is nothing to read and nothing to say.
         logger.debug("The counter store %s has no stream to read", type(store).__name__)
         return None
@@ -46,21 +47,22 @@ def build_reader(process: object) -> SiteStreams | None:
             found.stream_changes.labels(result).inc(value)
 
     broadcaster = process.part("broadcaster")
-    return SiteStreams(
-        store,
-        owner=owner_name(),
-        lease_seconds=conf.stream_lease_seconds(),
-        poll_seconds=conf.watch_poll_seconds(),
-        publish_updates=broadcaster.publish_updates,
-        publish_states=broadcaster.publish,
-        observe=observe,
+    return store.stream_readers(
+        StreamWiring(
+            owner=owner_name(),
+            lease_seconds=conf.stream_lease_seconds(),
+            poll_seconds=conf.watch_poll_seconds(),
+            on_changes=OutsideChanges(publish=broadcaster.publish_updates, read=store.get, observe=observe),
+            publish_states=broadcaster.publish,
+            observe=observe,
+        )
     )
 
 
 class StreamWorker:
     """The reader's thread; started once, stopped (and its lease given up) with the runtime."""
 
-    def __init__(self, reader: SiteStreams | None, *, poll_seconds: float) -> None:
+    def __init__(self, reader: StreamReaders | None, *, poll_seconds: float) -> None:
         self.reader = reader
         self._poll = poll_seconds
         self._stop = threading.Event()
@@ -93,7 +95,7 @@ class StreamWorker:
                 logger.warning("Stream reader round failed (%d in a row): %r", failures, exc)
                 logger.debug("Stream reader round failed", exc_info=True)
                 read = 0
-            wait = 0.0 if read >= BATCH_LIMIT else self._poll
+            wait = 0.0 if read >= self.reader.batch_limit else self._poll
             if failures:
                 wait = min(self._poll * 2**failures, MAX_BACKOFF_SECONDS)
             self._stop.wait(wait)

@@ -12,7 +12,6 @@ import pytest
 import requests
 from playwright.sync_api import sync_playwright
 
-from counters.streams.lease import lease_status
 from tests.support.browser import launch
 from tests.support.outside_writers import outside_client, sdk_add
 from tests.support.site import redis_site_env, two_workers
@@ -44,7 +43,7 @@ def holder_pid(store) -> int:
     """The process holding the stream's lease (its owner name is host:pid:random)."""
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline:
-        status = lease_status(store.retrying, store.table)
+        status = store.stream_status()
         if status and status["live"]:
             return int(status["owner"].split(":")[1])
         time.sleep(0.2)

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from counters.exceptions import CounterError
 from counters.services.watched import counter_watch
 from counters.store import get_store
-from counters.store.dynamodb.watched import watches
+from counters.store.capabilities import WATCHED
 
 
 class Command(BaseCommand):
@@ -30,8 +30,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         """Register or list."""
         if options["action"] == "list":
-            gateway = getattr(get_store(), "gateway", None)
-            for watch in watches(gateway) if gateway is not None else []:
+            store = get_store()
+            for watch in store.watched_tables().watches() if WATCHED in store.capabilities else []:
                 self.stdout.write(f"{watch.name}\t{watch.table}\t{watch.key_text}\t{watch.attribute}")
             return
         try:

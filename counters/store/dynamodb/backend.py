@@ -11,11 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from counters import conf
 from counters.domain import values
 from counters.domain.page_rules import PageBudget
 from counters.domain.visitors import VisitDay
+from counters.exceptions import StoreUnavailable
 from counters.store.base import CounterStore, StoreHooks
+from counters.store.capabilities import STREAMS, WATCHED, StreamWiring
 from counters.store.dynamodb import (
     counters,
     history,
@@ -31,9 +35,13 @@ from counters.store.dynamodb import (
 from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.counter_writes import CounterWriter
+from counters.store.dynamodb.outage import error_code
 from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.streams.lease import lease_status
+from counters.store.dynamodb.streams.site import SiteStreams
 from counters.store.dynamodb.table import Table
 from counters.store.dynamodb.vote_memory import VoteMemory
+from counters.store.dynamodb.watched import DynamoWatchedTables
 
 
 class DynamoCounterStore(CounterStore):
@@ -62,7 +70,7 @@ class DynamoCounterStore(CounterStore):
         self.counter_writer = CounterWriter(self.gateway, self.shard_view)
         # Guesses that let a vote go straight to its transaction (see vote_memory.py).
         self.vote_memory = VoteMemory()
-        # Reads the table's stream (counters/streams/); None for a store built around given clients.
+        # Reads the table's stream (streams/); None for a store built around given clients.
         self.streams = streams_client
 
     @classmethod
@@ -103,6 +111,30 @@ class DynamoCounterStore(CounterStore):
     def ensure_table(self) -> bool:
         """Create the table if missing."""
         return self.gateway.ensure()
+
+    # ---- optional capabilities (counters/store/capabilities.py) ----
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """Watched tables always; the table's stream when the store has a client to read it."""
+        return frozenset({WATCHED, STREAMS} if self.streams is not None else {WATCHED})
+
+    def stream_readers(self, wiring: StreamWiring) -> SiteStreams:
+        """Our table's stream, the watched tables' streams and the poll of the rest (streams/site.py)."""
+        self.require(STREAMS)
+        return SiteStreams(self.gateway, self.streams, wiring)
+
+    def stream_status(self) -> dict | None:
+        """The lease item of our table's stream, read strongly consistently (streams/lease.py)."""
+        self.require(STREAMS)
+        try:
+            return lease_status(self.gateway)
+        except ClientError as exc:
+            raise StoreUnavailable(f"The stream's lease could not be read: {error_code(exc)}.") from exc
+
+    def watched_tables(self) -> DynamoWatchedTables:
+        """Numbers in other tables shown as counters (watched.py)."""
+        return DynamoWatchedTables(self.gateway)
 
     # ---- counters ----
 

@@ -73,6 +73,15 @@ WATCH_KEY = "watch_key"
 WATCH_ATTRIBUTE = "watch_attribute"
 WATCH_SEQUENCE = "watch_sequence"
 WATCHED_PK = "WATCHED"
+# The stream reader's own items (counters/store/dynamodb/streams/): a lease per stream read, and each
+# shard's checkpoint. Their partitions start with STREAM_PK, so the reader knows them in the stream.
+STREAM_PK = "STREAM"
+LEASE_SK_PREFIX = "LEASE#"
+OWNER = "owner"
+UNTIL_MS = "until_ms"
+LAG_MS = "lag_ms"
+SEQUENCE = "sequence"
+DONE = "done"
 
 COUNTER_PK_PREFIX = "C#"
 HISTORY_PK_PREFIX = "H#"
@@ -199,6 +208,31 @@ def poll_audit_key(poll_id: str, at: str, suffix: str) -> dict[str, Any]:
     return {PK: {"S": poll_pk(poll_id)}, SK: {"S": f"{RESET_SK_PREFIX}{at}#{suffix}"}}
 
 
+def watched_key(name: str) -> dict[str, Any]:
+    """Key of a watched counter's entry in the `WATCHED` partition (what the stream reader lists)."""
+    return {PK: {"S": WATCHED_PK}, SK: {"S": name}}
+
+
+def lease_key(stream_of: str) -> dict[str, Any]:
+    """Key of the lease of the stream of table `stream_of` (ours, or a watched one)."""
+    return {PK: {"S": STREAM_PK}, SK: {"S": f"{LEASE_SK_PREFIX}{stream_of}"}}
+
+
+def checkpoints_pk(stream_of: str, stream_label: str) -> str:
+    """Partition of one stream's checkpoints (a new stream of the same table gets a new label)."""
+    return f"{STREAM_PK}#{stream_of}#{stream_label}"
+
+
+def checkpoint_key(stream_of: str, stream_label: str, shard: str) -> dict[str, Any]:
+    """Key of one shard's checkpoint."""
+    return {PK: {"S": checkpoints_pk(stream_of, stream_label)}, SK: {"S": f"{SHARD_SK_PREFIX}{shard}"}}
+
+
+def is_stream_bookkeeping(key: dict[str, Any]) -> bool:
+    """Whether an item's key is of the stream reader's own lease or checkpoints."""
+    return key.get(PK, {}).get("S", "").startswith(STREAM_PK)
+
+
 def tally_key(poll_id: str) -> dict[str, Any]:
     """Key of a poll's count of voters holding a vote (kept where poll_rules.keeps_voter_count says)."""
     return {PK: {"S": poll_pk(poll_id)}, SK: {"S": TALLY_SK}}
@@ -220,7 +254,7 @@ TABLE_DEFINITION: dict[str, Any] = {
         {"AttributeName": SK, "KeyType": "RANGE"},
     ],
     "BillingMode": "PAY_PER_REQUEST",
-    # Every change of every item, before and after, for the stream reader (counters/streams/): it tells
+    # Every change of every item, before and after, for the stream reader (store/dynamodb/streams/): it tells
     # another service's `ADD` from the app's own write by whether `version` moved.
     "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
 }

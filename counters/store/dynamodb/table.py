@@ -250,10 +250,33 @@ class Table:
             response = client.update_item(**kwargs)
         return response.get("Attributes", {})
 
-    def delete_item(self, key: dict[str, Any]) -> None:
-        """Delete one item; deleting one that is gone already is no error, so it may be resent."""
-        with self.outages():
-            self.retrying.delete_item(TableName=self.name, Key=key)
+    def put_item(
+        self,
+        item: dict[str, Any],
+        *,
+        condition: str | None = None,
+        names: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> None:
+        """One PutItem of a whole item (the same item again is no change, so it may be resent);
+        a false `condition` raises ConditionFailed."""
+        with refusals(write=True, reach=self.reach):
+            self.retrying.put_item(**self._entry({"Item": item}, condition, names, values))
+
+    def delete_item(
+        self,
+        key: dict[str, Any],
+        *,
+        condition: str | None = None,
+        names: dict[str, str] | None = None,
+        values: dict[str, Any] | None = None,
+    ) -> None:
+        """Delete one item; deleting one that is gone already is no error, so it may be resent.
+
+        A false `condition` raises ConditionFailed.
+        """
+        with refusals(write=False, reach=self.reach):
+            self.retrying.delete_item(**self._entry({"Key": key}, condition, names, values))
 
     def transact(self, items: list[dict[str, Any]], *, write: bool = True) -> None:
         """Run one TransactWriteItems; TransactionCancelled (reasons per item) if DynamoDB cancelled it.

@@ -10,14 +10,28 @@ The mirror moves by `mirror()`: a new value bumps our `version`, so pages order 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from botocore.exceptions import BotoCoreError, ClientError
 
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterDefinition, CounterState
+from counters.exceptions import InvalidInput
+from counters.store.capabilities import Watch, key_text
 from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.counters import put_once
 from counters.store.dynamodb.table import ConditionFailed, Table
+
+# Watch and key_text are the capability's (store/capabilities.py), named here for this module's users.
+__all__ = [
+    "DynamoWatchedTables",
+    "Watch",
+    "key_text",
+    "mirror",
+    "source_zero_entry",
+    "watch_from_item",
+    "watches",
+]
 
 # Stream sequence numbers are digit strings of up to 40 digits; padded, they compare as text in order.
 SEQUENCE_WIDTH = 40
@@ -26,24 +40,26 @@ MIRROR_CONDITION = "attribute_exists(#pk) AND #value <> :value"
 AFTER_SEQUENCE = " AND (attribute_not_exists(#seq) OR #seq < :seq)"
 
 
-@dataclass(frozen=True)
-class Watch:
-    """Where a watched counter's number lives."""
+class DynamoWatchedTables:
+    """The WATCHED capability of the DynamoDB store: other tables only read, our table written."""
 
-    name: str
-    table: str
-    key: dict[str, Any]
-    attribute: str
+    def __init__(self, table: Table) -> None:
+        self._table = table
 
-    @property
-    def key_text(self) -> str:
-        """The item's key as stored (JSON, keys sorted): also how stream records are matched to it."""
-        return key_text(self.key)
+    def read(self, watch: Watch) -> int:
+        """The number in the other table now (a strongly consistent GetItem); 0 if it is absent."""
+        try:
+            return read_source(self._table.retrying, watch)
+        except (ClientError, BotoCoreError) as exc:
+            raise InvalidInput(f"Could not read that item of table {watch.table!r}: {exc}") from exc
 
+    def register(self, definition: CounterDefinition, watch: Watch, *, value: int) -> bool:
+        """Register a watched counter (our table only), starting from `value`; False if the name is taken."""
+        return register(self._table, definition, watch, value=value)
 
-def key_text(key: dict[str, Any]) -> str:
-    """A DynamoDB key as one comparable string."""
-    return json.dumps(key, sort_keys=True, separators=(",", ":"))
+    def watches(self) -> list[Watch]:
+        """Every watched counter."""
+        return watches(self._table)
 
 
 def read_source(client: Any, watch: Watch) -> int:
@@ -62,8 +78,7 @@ def register(table: Table, definition: CounterDefinition, watch: Watch, *, value
         schema.WATCH_ATTRIBUTE: {"S": watch.attribute},
     }
     entry = {
-        schema.PK: {"S": schema.WATCHED_PK},
-        schema.SK: {"S": watch.name},
+        **schema.watched_key(watch.name),
         schema.WATCH_TABLE: {"S": watch.table},
         schema.WATCH_KEY: {"S": watch.key_text},
         schema.WATCH_ATTRIBUTE: {"S": watch.attribute},

@@ -335,11 +335,11 @@ def test_badge_counting_needs_its_own_permission(client, demo_store):
 
 @pytest.mark.django_db
 def test_the_list_says_who_reads_the_stream_and_how_far_behind(client, store):
-    from counters.streams.lease import Lease
+    from counters.store.dynamodb.streams.lease import Lease
 
     client.force_login(make_user("ann", "view_counter"))
     assert "nobody reads the table's stream" in client.get(LIST).content.decode()
-    lease = Lease(store.retrying, store.table, owner="web-1:4242:abc", seconds=10)
+    lease = Lease(store.gateway, owner="web-1:4242:abc", seconds=10)
     lease.lag = 0.4
     assert lease.hold()
     assert "read from the table's stream by web-1:4242:abc, 0.4 s behind" in client.get(LIST).content.decode()

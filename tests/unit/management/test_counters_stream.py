@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 
-from counters.streams.lease import lease_status
 from tests.support.processes import PROJECT_DIR
 from tests.support.site import REDIS_URL, site_env_for
 
@@ -34,8 +33,8 @@ def test_the_command_takes_the_lease_and_gives_it_up(store, dynamodb_local, tmp_
         text=True,
     )
     try:
-        wait_for(lambda: (lease_status(store.retrying, store.table) or {}).get("live"))
-        assert lease_status(store.retrying, store.table)["owner"].split(":")[1] == str(process.pid)
+        wait_for(lambda: (store.stream_status() or {}).get("live"))
+        assert store.stream_status()["owner"].split(":")[1] == str(process.pid)
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
     finally:
@@ -44,4 +43,4 @@ def test_the_command_takes_the_lease_and_gives_it_up(store, dynamodb_local, tmp_
             process.wait()
     assert process.returncode == 0, err
     assert "the lease is given up" in out
-    assert lease_status(store.retrying, store.table) is None
+    assert store.stream_status() is None

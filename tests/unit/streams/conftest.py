@@ -7,9 +7,11 @@ import time
 import pytest
 
 from counters.domain.values import CounterDefinition
+from counters.store.dynamodb import schema
+from counters.store.dynamodb.streams.lease import Lease
+from counters.store.dynamodb.streams.reader import StreamReader
+from counters.store.dynamodb.streams.site import own_changes
 from counters.streams.changes import OutsideChanges
-from counters.streams.lease import UNTIL_MS, Lease, lease_key
-from counters.streams.reader import StreamReader
 
 
 class Published:
@@ -27,13 +29,12 @@ def reader_for(
 ) -> StreamReader:
     """A reader of the store's table stream, as `owner` (through `streams` if given; `options`: the
     reader's own, e.g. its clock)."""
-    lease = Lease(store.retrying, store.table, owner=owner, seconds=lease_seconds)
+    lease = Lease(store.gateway, owner=owner, seconds=lease_seconds)
     return StreamReader(
-        client=store.retrying,
+        table=store.gateway,
         streams=streams or store.streams,
-        table=store.table,
         lease=lease,
-        handle=OutsideChanges(publish=published, read=store.get),
+        handle=own_changes(OutsideChanges(publish=published, read=store.get)),
         **options,
     )
 
@@ -49,8 +50,8 @@ def read_until(reader: StreamReader, published: Published, count: int, timeout: 
 
 def renewed_at(store, seconds: float) -> float:
     """When the lease of the store's stream was last taken or renewed: the expiry written, less the lease."""
-    item = store.retrying.get_item(TableName=store.table, Key=lease_key(store.table), ConsistentRead=True)
-    return int(item["Item"][UNTIL_MS]["N"]) / 1000 - seconds
+    item = store.gateway.get_item(schema.lease_key(store.table))
+    return int(item[schema.UNTIL_MS]["N"]) / 1000 - seconds
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from counters import conf
-from counters.streams.lease import RENEW, Lease, calls_per_hour, lease_status
+from counters.store.dynamodb.streams.lease import RENEW, Lease, calls_per_hour, lease_status
+from counters.store.dynamodb.table import Table
 from tests.unit.streams.conftest import renewed_at
 
 # docs/streams.md: a standby looks every eighth of the lease, so it follows a dead holder within 9/8 of
@@ -51,7 +52,8 @@ def leases(store, clock: Clock, seconds: float, *owners: str) -> list[tuple[Leas
     made = []
     for owner in owners:
         client = Counted(store.retrying)
-        made.append((Lease(client, store.table, owner=owner, seconds=seconds, clock=clock), client))
+        table = Table(single_shot=client, retrying=client, name=store.table)
+        made.append((Lease(table, owner=owner, seconds=seconds, clock=clock), client))
     return made
 
 
@@ -95,7 +97,7 @@ def test_a_standby_follows_a_dead_holder_within_the_lease_and_one_poll(store, se
         run(clock, clock.now + STEP, standby)
     took_over = clock.now
     assert holder_calls.calls["put_item"] == renewals
-    assert standby.held and lease_status(store.retrying, store.table, clock=clock)["owner"] == "standby"
+    assert standby.held and lease_status(store.gateway, clock=clock)["owner"] == "standby"
     assert last_renewal + seconds < took_over <= last_renewal + seconds * (1 + LOOK) + 2 * STEP
     assert took_over - died <= seconds * (1 + LOOK) + 2 * STEP
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import time
 
 from counters.live.coalesce import Pending, merge
+from counters.store.dynamodb.streams.lease import Lease
+from counters.store.dynamodb.streams.reader import StreamReader
+from counters.store.dynamodb.streams.site import own_changes
 from counters.streams.changes import OutsideChanges
-from counters.streams.lease import Lease, lease_status
-from counters.streams.reader import StreamReader
 from tests.support.outside_writers import aws_cli_add, lambda_add, outside_client, sdk_add
 from tests.support.timing import scaled
 from tests.unit.streams.conftest import Published, read_until, reader_for, renewed_at
@@ -58,7 +59,7 @@ def test_a_second_reader_waits_then_takes_over_from_the_checkpoint(usage, dynamo
     read_until(holder, first, 2)
     died = time.time()  # the holder's last round: its last renewal was no later
     assert standby.round() == 0 and second.updates == [], "one reader per site"
-    assert lease_status(usage.retrying, usage.table)["owner"] == "holder"
+    assert usage.stream_status()["owner"] == "holder"
     # The holder dies (it stops renewing); another service's changes keep coming.
     client = outside_client(dynamodb_local)
     for _ in range(3):
@@ -73,7 +74,7 @@ def test_a_second_reader_waits_then_takes_over_from_the_checkpoint(usage, dynamo
     bound = scaled(seconds * 9 / 8 + 0.25)
     assert standby.lease.held and took_over <= bound, f"took over {took_over:.2f}s after the holder died"
     read_until(standby, second, 3)
-    assert lease_status(usage.retrying, usage.table)["owner"] == "standby"
+    assert usage.stream_status()["owner"] == "standby"
     values = [update[1] for update in first.updates + second.updates]
     assert values == [1, 2, 3, 4, 5], "none lost, none twice"
 
@@ -94,16 +95,15 @@ def test_a_restarted_reader_resumes_from_its_checkpoint(usage, dynamodb_local):
 
 def test_the_lag_is_reported_to_the_metrics_the_log_and_the_lease(usage, dynamodb_local, caplog):
     observed: dict[str, float] = {}
-    lease = Lease(usage.retrying, usage.table, owner="a", seconds=10)
+    lease = Lease(usage.gateway, owner="a", seconds=10)
     reader = StreamReader(
-        client=usage.retrying,
+        table=usage.gateway,
         streams=usage.streams,
-        table=usage.table,
         lease=lease,
-        handle=OutsideChanges(publish=Published(), read=usage.get),
+        handle=own_changes(OutsideChanges(publish=Published(), read=usage.get)),
         observe=lambda result, value: observed.__setitem__(result, value),
     )
-    with caplog.at_level("INFO", logger="counters.streams.reader"):
+    with caplog.at_level("INFO", logger="counters.store.dynamodb.streams.reader"):
         reader.round()
     assert "lag" in observed and observed["lag"] >= 0
     assert any("(oldest unread change)" in message for message in caplog.messages)

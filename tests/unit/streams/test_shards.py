@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
-from counters.streams.shards import Shard, readable
+from counters.store.dynamodb.streams.shards import Shard, readable
 from tests.support.outside_writers import lambda_add
 from tests.unit.streams.conftest import Published, read_until, reader_for
 

@@ -9,7 +9,8 @@ import pytest
 from counters import selectors, services
 from counters.exceptions import Conflict, UnknownCounter
 from counters.services.watched import counter_watch
-from counters.streams.site import SiteStreams
+from counters.store.capabilities import StreamWiring
+from counters.store.dynamodb.streams.site import SiteStreams
 from tests.support.outside_writers import KEY, add_units, other_table
 
 
@@ -22,15 +23,14 @@ class Published:
 
 
 def site_streams(store, published: Published) -> SiteStreams:
-    return SiteStreams(
-        store,
+    wiring = StreamWiring(
         owner="test",
         lease_seconds=10,
         poll_seconds=0.2,
-        publish_updates=lambda updates: None,
+        on_changes=lambda changes, own: None,
         publish_states=published,
-        observe=lambda result, value: None,
     )
+    return SiteStreams(store.gateway, store.streams, wiring)
 
 
 def run_until(streams: SiteStreams, published: Published, value: int, timeout: float = 15) -> None:

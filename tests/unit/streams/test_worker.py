@@ -9,8 +9,7 @@ import time
 
 from counters.store import get_store
 from counters.store.dynamodb import schema
-from counters.streams.lease import lease_status
-from counters.streams.reader import NO_STREAM_RECHECK_SECONDS
+from counters.store.dynamodb.streams.reader import NO_STREAM_RECHECK_SECONDS
 from counters.streams.worker import start_in_worker, stream_worker
 from tests.unit.streams.conftest import Published, reader_for
 
@@ -24,13 +23,13 @@ def test_a_worker_reads_the_stream_by_default(store, settings):
     start_in_worker()
     try:
         deadline = time.monotonic() + 15
-        while not (lease_status(store.retrying, store.table) or {}).get("live"):
+        while not (store.stream_status() or {}).get("live"):
             assert time.monotonic() < deadline, "no worker took the stream's lease"
             time.sleep(0.05)
         assert stream_threads()
     finally:
         stream_worker().stop()
-    assert lease_status(store.retrying, store.table) is None, "the lease is given up on stop"
+    assert store.stream_status() is None, "the lease is given up on stop"
 
 
 def test_off_starts_no_reader(store):
@@ -53,18 +52,18 @@ def test_a_table_without_a_stream_is_said_once_and_read_once_it_has_one(store_se
     published = Published()
     clock = [time.time()]
     reader = reader_for(store, published, owner="a", clock=lambda: clock[0])
-    with caplog.at_level(logging.INFO, logger="counters.streams"):
+    with caplog.at_level(logging.INFO, logger="counters.store.dynamodb.streams"):
         for _ in range(5):
             assert reader.round() == 0
             clock[0] += 1
     said = [record for record in caplog.records if "has no stream" in record.getMessage()]
     assert len(said) == 1 and said[0].levelno == logging.WARNING
-    assert lease_status(store.retrying, store.table) is None, "no lease taken for a stream that is not there"
+    assert store.stream_status() is None, "no lease taken for a stream that is not there"
 
     store.ensure_table()  # `counters_init` turns the stream on
     clock[0] += NO_STREAM_RECHECK_SECONDS
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="counters.streams"):
+    with caplog.at_level(logging.INFO, logger="counters.store.dynamodb.streams"):
         reader.round()
-    assert lease_status(store.retrying, store.table)["owner"] == "a"
+    assert store.stream_status()["owner"] == "a"
     assert any("has a stream now" in message for message in caplog.messages)

@@ -18,10 +18,11 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from counters.streams import records
-from counters.streams.checkpoints import Checkpoint, Checkpoints
-from counters.streams.lease import Lease
-from counters.streams.shards import Shard, list_shards, readable
+from counters.store.dynamodb.streams import records
+from counters.store.dynamodb.streams.checkpoints import Checkpoint, Checkpoints
+from counters.store.dynamodb.streams.lease import Lease
+from counters.store.dynamodb.streams.shards import Shard, list_shards, readable
+from counters.store.dynamodb.table import Table
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +41,8 @@ class StreamReader:
     def __init__(
         self,
         *,
-        client: Any,
+        table: Table,
         streams: Any,
-        table: str,
         lease: Lease,
         handle: Callable[[list[dict[str, Any]]], None],
         source: str | None = None,
@@ -50,10 +50,9 @@ class StreamReader:
         clock: Callable[[], float] = time.time,
     ) -> None:
         # The lease and checkpoints live in our `table`; the stream read is `source`'s (default: ours).
-        self._client = client
-        self._streams = streams
         self._table = table
-        self.source = source or table
+        self._streams = streams
+        self.source = source or table.name
         self.lease = lease
         self.handle = handle  # what a batch means (changes.py, watched.py)
         self._observe = observe
@@ -104,7 +103,7 @@ class StreamReader:
         return self._note_stream(self._describe())
 
     def _describe(self) -> dict[str, Any]:
-        return self._client.describe_table(TableName=self.source)["Table"]
+        return self._table.retrying.describe_table(TableName=self.source)["Table"]
 
     def _note_stream(self, table: dict[str, Any]) -> bool:
         """Keep whether `table` (its description) streams; say so in the log when that changes."""
@@ -130,7 +129,7 @@ class StreamReader:
             return False
         self._arn = table["LatestStreamArn"]
         label = table["LatestStreamLabel"]
-        self._checkpoints = Checkpoints(self._client, self._table, label, stream_of=self.source)
+        self._checkpoints = Checkpoints(self._table, label, stream_of=self.source)
         self._positions = self._checkpoints.load()
         self._done = {shard for shard, checkpoint in self._positions.items() if checkpoint.done}
         self._listed_at = float("-inf")
@@ -203,7 +202,7 @@ class StreamReader:
 
     def _bookkeeping(self, record: dict[str, Any]) -> bool:
         """Whether a record is of this reader's own lease or checkpoints (only in our own table)."""
-        return self.source == self._table and records.is_bookkeeping(record)
+        return self.source == self._table.name and records.is_bookkeeping(record)
 
     def _report_lag(self, lag: float) -> None:
         """Keep the lag for the lease item (the admin) and the metrics; log it now and then."""

@@ -12,11 +12,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import ClientError
 
+from counters.exceptions import CounterError
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.table import ConditionFailed, Table
 
 logger = logging.getLogger(__name__)
 
@@ -35,15 +36,13 @@ def calls_per_hour(seconds: float) -> dict[str, dict[str, int]]:
     }
 
 
-def lease_key(stream_of: str) -> dict:
-    """The lease item of the stream of table `stream_of` (ours, or a watched one)."""
-    return {schema.PK: {"S": "STREAM"}, schema.SK: {"S": f"LEASE#{stream_of}"}}
-
-OWNER = "owner"
-UNTIL_MS = "until_ms"
-LAG_MS = "lag_ms"
+OWNER, UNTIL_MS, LAG_MS = schema.OWNER, schema.UNTIL_MS, schema.LAG_MS
+# Failures a lease call logs and survives: the project's (outages, mapped by the table) and any other
+# refusal DynamoDB gives; the reader tries again next round.
+LEASE_FAILURES = (CounterError, ClientError)
 # The lease is free, ours, or expired.
 TAKE_CONDITION = "attribute_not_exists(#pk) OR #owner = :me OR #until < :now"
+RELEASE_CONDITION = "#owner = :me"
 
 
 class Lease:
@@ -51,8 +50,7 @@ class Lease:
 
     def __init__(
         self,
-        client: Any,
-        table: str,
+        table: Table,
         *,
         owner: str,
         seconds: float,
@@ -60,9 +58,8 @@ class Lease:
         clock: Callable[[], float] = time.time,
     ) -> None:
         # The lease item lives in our `table`; it is for the stream of `stream_of` (default: that table).
-        self._client = client
         self._table = table
-        self._key = lease_key(stream_of or table)
+        self._key = schema.lease_key(stream_of or table.name)
         self.owner = owner
         self.seconds = seconds
         self._clock = clock
@@ -90,7 +87,7 @@ class Lease:
                 return False
         if self._write():
             if not was_held:
-                logger.info("Stream reader %s holds the lease of table %s", self.owner, self._table)
+                logger.info("Stream reader %s holds the lease of table %s", self.owner, self._table.name)
             return True
         return self.held
 
@@ -100,22 +97,20 @@ class Lease:
             return
         self._renewed_at = None
         try:
-            self._client.delete_item(
-                TableName=self._table,
-                Key=self._key,
-                ConditionExpression="#owner = :me",
-                ExpressionAttributeNames={"#owner": OWNER},
-                ExpressionAttributeValues={":me": {"S": self.owner}},
+            self._table.delete_item(
+                self._key,
+                condition=RELEASE_CONDITION,
+                names={"#owner": OWNER},
+                values={":me": {"S": self.owner}},
             )
-        except (ClientError, BotoCoreError) as exc:
+        except (ConditionFailed, *LEASE_FAILURES) as exc:
             logger.info("Stream lease not released (%s); it expires by itself", exc)
 
     def _takeable(self, now: float) -> bool:
         """Whether the lease item is absent, ours or expired (a strongly consistent read)."""
         try:
-            answer = self._client.get_item(TableName=self._table, Key=self._key, ConsistentRead=True)
-            item = answer.get("Item")
-        except (ClientError, BotoCoreError) as exc:
+            item = self._table.get_item(self._key)
+        except LEASE_FAILURES as exc:
             logger.warning("Stream lease not read: %s", exc)
             return False
         return not item or item[OWNER]["S"] == self.owner or int(item[UNTIL_MS]["N"]) < int(now * 1000)
@@ -129,22 +124,18 @@ class Lease:
             LAG_MS: {"N": str(int(self.lag * 1000))},
         }
         try:
-            self._client.put_item(
-                TableName=self._table,
-                Item=item,
-                ConditionExpression=TAKE_CONDITION,
-                ExpressionAttributeNames={"#pk": schema.PK, "#owner": OWNER, "#until": UNTIL_MS},
-                ExpressionAttributeValues={":me": {"S": self.owner}, ":now": {"N": str(int(now * 1000))}},
+            self._table.put_item(
+                item,
+                condition=TAKE_CONDITION,
+                names={"#pk": schema.PK, "#owner": OWNER, "#until": UNTIL_MS},
+                values={":me": {"S": self.owner}, ":now": {"N": str(int(now * 1000))}},
             )
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                logger.warning("Stream lease not renewed: %s", exc)
-                return False
+        except ConditionFailed:
             if self._renewed_at is not None:
                 logger.warning("Stream reader %s lost the lease to another worker", self.owner)
             self._renewed_at = None
             return False
-        except BotoCoreError as exc:
+        except LEASE_FAILURES as exc:
             logger.warning("Stream lease not renewed: %s", exc)
             return False
         self._renewed_at = now
@@ -152,11 +143,10 @@ class Lease:
 
 
 def lease_status(
-    client: Any, table: str, *, stream_of: str | None = None, clock: Callable[[], float] = time.time
+    table: Table, *, stream_of: str | None = None, clock: Callable[[], float] = time.time
 ) -> dict | None:
     """Who reads the stream, until when, and its lag as last reported (None: nobody holds the lease)."""
-    key = lease_key(stream_of or table)
-    item = client.get_item(TableName=table, Key=key, ConsistentRead=True).get("Item")
+    item = table.get_item(schema.lease_key(stream_of or table.name))
     if not item:
         return None
     until = int(item[UNTIL_MS]["N"]) / 1000

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from counters.store.capabilities import StreamChange
 from counters.store.dynamodb import schema
-from counters.store.dynamodb.schema import as_int
-
-# Items the reader itself writes (lease, checkpoints): never shown, and reading them is no progress.
-BOOKKEEPING_PK_PREFIX = "STREAM"
-
-
-@dataclass(frozen=True)
-class Change:
-    """A counter's new total from the stream, ordered at its version by the stream's sequence number."""
-
-    name: str
-    value: int
-    version: int
-    sequence: str
-    # The counter is hot: its total is summed from its shards, so the change names it and a read tells.
-    hot: bool = False
 
 
 def sequence_of(record: dict[str, Any]) -> str:
@@ -39,12 +23,11 @@ def created_at(record: dict[str, Any]) -> float:
 
 
 def is_bookkeeping(record: dict[str, Any]) -> bool:
-    """Whether the record is of the reader's own lease or checkpoints."""
-    keys = record.get("dynamodb", {}).get("Keys", {})
-    return keys.get(schema.PK, {}).get("S", "").startswith(BOOKKEEPING_PK_PREFIX)
+    """Whether the record is of the reader's own lease or checkpoints: never shown, and no progress."""
+    return schema.is_stream_bookkeeping(record.get("dynamodb", {}).get("Keys", {}))
 
 
-def outside_change(record: dict[str, Any]) -> Change | None:
+def outside_change(record: dict[str, Any]) -> StreamChange | None:
     """The change if another writer moved a counter's total; None for anything else.
 
     The app's own writes bump `version` (and were pushed when they were made), so a change that leaves
@@ -59,13 +42,28 @@ def outside_change(record: dict[str, Any]) -> Change | None:
     pk = new.get(schema.PK, {}).get("S", "")
     if not pk.startswith(schema.COUNTER_PK_PREFIX):
         return None
-    version = as_int(new.get(schema.VERSION))
-    if version != as_int(old.get(schema.VERSION)) or new.get(schema.VALUE) == old.get(schema.VALUE):
+    version = schema.as_int(new.get(schema.VERSION))
+    if version != schema.as_int(old.get(schema.VERSION)) or new.get(schema.VALUE) == old.get(schema.VALUE):
         return None
-    return Change(
+    return StreamChange(
         name=pk.removeprefix(schema.COUNTER_PK_PREFIX),
-        value=as_int(new.get(schema.VALUE)),
+        value=schema.as_int(new.get(schema.VALUE)),
         version=version,
         sequence=sequence_of(record),
         hot=schema.is_hot(new),
     )
+
+
+def changes_of(batch: list[dict[str, Any]]) -> tuple[list[StreamChange], int]:
+    """Other writers' changes in a batch of our table's records, and how many were the app's own writes
+    (the reader's own lease and checkpoints are neither)."""
+    changes, own = [], 0
+    for record in batch:
+        if is_bookkeeping(record):
+            continue
+        change = outside_change(record)
+        if change is None:
+            own += 1
+        else:
+            changes.append(change)
+    return changes, own

@@ -8,8 +8,8 @@ from typing import Any
 from counters.domain.values import CounterState
 from counters.store.dynamodb import watched
 from counters.store.dynamodb.schema import as_int
+from counters.store.dynamodb.streams import records
 from counters.store.dynamodb.table import Table
-from counters.streams import records
 
 Publish = Callable[[list[CounterState]], None]
 # A stream whose records carry the item after the change (KEYS_ONLY does not: those tables are polled).

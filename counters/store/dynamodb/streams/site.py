@@ -8,12 +8,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from counters.store.capabilities import OnChanges, StreamWiring
 from counters.store.dynamodb import watched
-from counters.streams.changes import OutsideChanges
-from counters.streams.lease import Lease
-from counters.streams.poller import WatchPoller
-from counters.streams.reader import StreamReader
-from counters.streams.watched import WatchedChanges, has_usable_stream
+from counters.store.dynamodb.streams import records
+from counters.store.dynamodb.streams.lease import Lease
+from counters.store.dynamodb.streams.poller import WatchPoller
+from counters.store.dynamodb.streams.reader import BATCH_LIMIT, StreamReader
+from counters.store.dynamodb.streams.watched import WatchedChanges, has_usable_stream
+from counters.store.dynamodb.table import Table
 
 logger = logging.getLogger(__name__)
 
@@ -21,36 +23,32 @@ WATCHES_REFRESH_SECONDS = 30.0
 POLL_LEASE = "#poll"  # no table is named with a '#': the poll's own lease
 
 
+def own_changes(on_changes: OnChanges) -> Callable[[list[dict[str, Any]]], None]:
+    """A handler of our table's records that hands their meaning (records.changes_of) to `on_changes`."""
+    return lambda batch: on_changes(*records.changes_of(batch))
+
+
 class SiteStreams:
     """Our table's reader, a reader per watched table with a stream, and the poller of the rest."""
 
+    batch_limit = BATCH_LIMIT
+
     def __init__(
-        self,
-        store: Any,
-        *,
-        owner: str,
-        lease_seconds: float,
-        poll_seconds: float,
-        publish_updates: Callable[[list[tuple]], None],
-        publish_states: Callable[[list], None],
-        observe: Callable[[str, float], None],
-        clock: Callable[[], float] = time.monotonic,
+        self, table: Table, streams: Any, wiring: StreamWiring, *, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self._store = store
-        self._owner = owner
-        self._lease_seconds = lease_seconds
-        self._publish_states = publish_states
+        self._table = table
+        self._streams = streams
+        self._owner = wiring.owner
+        self._lease_seconds = wiring.lease_seconds
+        self._publish_states = wiring.publish_states
         self._clock = clock
-        self.own = self._reader(
-            None, OutsideChanges(publish=publish_updates, read=store.get, observe=observe), observe
-        )
+        self.own = self._reader(None, own_changes(wiring.on_changes), wiring.observe)
         self._watched: dict[str, StreamReader] = {}
         self.poller = WatchPoller(
-            client=store.retrying,
-            table=store.gateway,
+            table=table,
             lease=self._lease(POLL_LEASE),
-            publish=publish_states,
-            interval=poll_seconds,
+            publish=wiring.publish_states,
+            interval=wiring.poll_seconds,
         )
         self._watches_read_at = float("-inf")
 
@@ -79,14 +77,14 @@ class SiteStreams:
 
     def _follow_watches(self) -> None:
         """Read the watched counters again: a reader per table that streams, the poll for the others."""
-        found = watched.watches(self._store.gateway)
+        found = watched.watches(self._table)
         by_table: dict[str, list[watched.Watch]] = {}
         for watch in found:
             by_table.setdefault(watch.table, []).append(watch)
         polled, streamed = [], {}
         for table, group in by_table.items():
-            if self._streams(table):
-                handle = WatchedChanges(self._store.gateway, group, publish=self._publish_states)
+            if self._streams_of(table):
+                handle = WatchedChanges(self._table, group, publish=self._publish_states)
                 streamed[table] = self._watched.get(table) or self._reader(table, handle, None)
                 streamed[table].handle = handle  # the table's watched items may have changed
             else:
@@ -96,27 +94,20 @@ class SiteStreams:
         self._watched = streamed
         self.poller.watches = polled
 
-    def _streams(self, table: str) -> bool:
+    def _streams_of(self, table: str) -> bool:
         try:
-            return has_usable_stream(self._store.retrying, table)
+            return has_usable_stream(self._table.retrying, table)
         except Exception as exc:
             logger.warning("Could not describe watched table %s (%r); polling it", table, exc)
             return False
 
     def _lease(self, stream_of: str | None) -> Lease:
-        return Lease(
-            self._store.retrying,
-            self._store.table,
-            owner=self._owner,
-            seconds=self._lease_seconds,
-            stream_of=stream_of,
-        )
+        return Lease(self._table, owner=self._owner, seconds=self._lease_seconds, stream_of=stream_of)
 
     def _reader(self, source: str | None, handle, observe) -> StreamReader:
         return StreamReader(
-            client=self._store.retrying,
-            streams=self._store.streams,
-            table=self._store.table,
+            table=self._table,
+            streams=self._streams,
             source=source,
             lease=self._lease(source),
             handle=handle,

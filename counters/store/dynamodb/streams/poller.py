@@ -14,8 +14,8 @@ from typing import Any
 from counters.domain.values import CounterState
 from counters.store.dynamodb import watched
 from counters.store.dynamodb.schema import as_int
+from counters.store.dynamodb.streams.lease import Lease
 from counters.store.dynamodb.table import Table
-from counters.streams.lease import Lease
 
 Publish = Callable[[list[CounterState]], None]
 BATCH_GET_LIMIT = 100
@@ -27,14 +27,12 @@ class WatchPoller:
     def __init__(
         self,
         *,
-        client: Any,
         table: Table,
         lease: Lease,
         publish: Publish,
         interval: float,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._client = client
         self._table = table
         self.lease = lease
         self._publish = publish
@@ -76,7 +74,7 @@ class WatchPoller:
         request = {table: {"Keys": [watch.key for watch in group], "ConsistentRead": True}}
         items: list[dict[str, Any]] = []
         while request:
-            answer = self._client.batch_get_item(RequestItems=request)
+            answer = self._table.retrying.batch_get_item(RequestItems=request)
             items += answer.get("Responses", {}).get(table, [])
             request = answer.get("UnprocessedKeys") or {}
         by_key = {}
