@@ -10,9 +10,12 @@ from counters.selectors import site
 register = template.Library()
 
 
-@register.inclusion_tag("counters/_site_panel.html")
-def site_panel() -> dict:
+@register.inclusion_tag("counters/_site_panel.html", takes_context=True)
+def site_panel(context: template.Context) -> dict:
     """Today's visitors of the site, its chart, top pages now and today and top sources, kept live."""
+    if context.get("counts_unavailable"):
+        # The page's own write already failed: no read, so a hung store costs the page one timeout.
+        return {"summary": None, "unavailable": True}
     try:
         return {"summary": site.site_summary(), "unavailable": False}
     except CounterError:
