@@ -10,10 +10,17 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from counters.domain import refusals
-from counters.domain.poll_rules import is_closed, keeps_voter_count, option_ids, utc_now
+from counters.domain.poll_rules import keeps_voter_count, utc_now
 from counters.domain.values import IdempotencyClaim, VoteChange, VoterRecord
 from counters.domain.vote_decision import decide_vote
-from counters.exceptions import Conflict, IdempotencyRace, OutcomeUnknown, PollClosed, StoreUnavailable
+from counters.exceptions import (
+    Conflict,
+    CounterError,
+    IdempotencyRace,
+    OutcomeUnknown,
+    PollClosed,
+    StoreUnavailable,
+)
 from counters.store.dynamodb.table import CONDITION_FAILED, Table, TransactionCancelled, TransactionInProgress
 from counters.store.dynamodb.vote_items import vote_transaction
 from counters.store.dynamodb.vote_memory import VoteBasis, VoteMemory
@@ -128,15 +135,19 @@ def guessed(memory: VoteMemory | None, ballot: Ballot) -> VoteBasis | None:
     """The memory's guess, if it would lead to a write: a refusal or "nothing changed" is only ever
     answered from a read."""
     found = memory.guess(ballot.poll_id, ballot.voter) if memory is not None else None
-    # Multiple choice and voter counts: always from a read (their refusals depend on more than a guess).
-    if found is None or keeps_voter_count(found.poll):
+    # Multiple choice, voter counts and polls for signed-in users: always from a read (their refusals
+    # depend on more than a guess).
+    if found is None or keeps_voter_count(found.poll) or found.poll.audience != "anyone":
         return None
-    option = ballot.option
-    if (
-        is_closed(found.poll, now=utc_now(), voters=0)
-        or found.poll.audience != "anyone"
-        or found.record.option == option
-        or (option and option not in option_ids(found.poll))
-    ):
+    try:
+        change = decide_vote(
+            found.poll,
+            found.record,
+            voter=ballot.voter,
+            option=ballot.option,
+            picked=ballot.picked,
+            now=utc_now(),
+        )
+    except CounterError:
         return None
-    return found
+    return found if change.counted else None
