@@ -45,6 +45,12 @@ class Ballot(NamedTuple):
     # A multiple-choice poll: add (True) or remove (False) the pick `option`.
     picked: bool | None = None
 
+    def decide(self, basis: VoteBasis) -> VoteChange:
+        """The change asked for, from `basis`, by the rules both stores share (or their refusal)."""
+        return decide_vote(
+            basis.poll, basis.record, voter=self.voter, option=self.option, picked=self.picked, now=utc_now()
+        )
+
 
 @dataclass
 class VoteAttempts:
@@ -82,16 +88,7 @@ class VoteAttempts:
 
     def decide(self, basis: VoteBasis) -> VoteChange:
         """The change the vote makes from `basis`; refused if the poll is closed or lacks the option."""
-        ballot = self.ballot
-        change = decide_vote(
-            basis.poll,
-            basis.record,
-            voter=ballot.voter,
-            option=ballot.option,
-            picked=ballot.picked,
-            now=utc_now(),
-        )
-        return replace(change, lowered=not self.floor_hit)
+        return replace(self.ballot.decide(basis), lowered=not self.floor_hit)
 
     def commit(self, change: VoteChange, record: VoterRecord, *, first_attempt: bool) -> bool:
         """Send the change's transaction; whether it committed (if not, it is to be taken again)."""
@@ -140,14 +137,6 @@ def guessed(memory: VoteMemory | None, ballot: Ballot) -> VoteBasis | None:
     if found is None or keeps_voter_count(found.poll) or found.poll.audience != "anyone":
         return None
     try:
-        change = decide_vote(
-            found.poll,
-            found.record,
-            voter=ballot.voter,
-            option=ballot.option,
-            picked=ballot.picked,
-            now=utc_now(),
-        )
+        return found if ballot.decide(found).counted else None
     except CounterError:
         return None
-    return found if change.counted else None
