@@ -2,8 +2,8 @@
 
 The store holds the table gateway (table.py) and this process's knowledge of hot counters
 (shard_view.py). counter_writes.py owns every write to a counter (plain or sharded, group-committed,
-bot views); counters.py, shards.py, resets.py, history.py, polls.py and votes.py do the rest, with
-items.py building and parsing every item.
+bot views); counters.py, shards.py, resets.py, history.py, polls.py, votes.py and vote_reads.py do the
+rest, with items.py building and parsing every item.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from counters.store.dynamodb import (
     starts,
     tallies,
     visitors,
+    vote_reads,
     votes,
 )
 from counters.store.dynamodb import shards as hot
@@ -323,24 +324,24 @@ class DynamoCounterStore(CounterStore):
 
     def voter_counts(self, poll_ids: list[str]) -> dict[str, int]:
         """Each tally's count of voters, from one BatchGetItem."""
-        return votes.voter_counts(self.gateway, poll_ids)
+        return vote_reads.voter_counts(self.gateway, poll_ids)
 
     def voter_record(self, poll_id: str, voter: str) -> values.VoterRecord:
         """A voter's choice in a poll, strongly consistent."""
-        return votes.voter_record(self.gateway, poll_id, voter)
+        return vote_reads.voter_record(self.gateway, poll_id, voter)
 
     def voter_picks(self, voter: str, poll_id: str) -> frozenset[str]:
         """The voter's record and the poll, from one consistent BatchGetItem."""
-        return votes.voter_picks(self.gateway, voter, poll_id)
+        return vote_reads.voter_picks(self.gateway, voter, poll_id)
 
     def voter_choices(self, voter: str, poll_ids: list[str]) -> dict[str, str]:
         """A voter's choice in each of several polls (polls without a vote are left out)."""
-        return votes.voter_choices(self.gateway, voter, poll_ids)
+        return vote_reads.voter_choices(self.gateway, voter, poll_ids)
 
     def poll_voters(self, poll_id: str) -> dict[str, str]:
         """Every voter holding a vote in a poll, with their option."""
-        return votes.poll_voters(self.gateway, poll_id)
+        return vote_reads.poll_voters(self.gateway, poll_id)
 
     def stored_reply(self, poll_id: str, key: str, *, now: int | None = None) -> values.StoredReply | None:
         """The live idempotency record of a key in a poll, or None."""
-        return votes.stored_reply(self.gateway, poll_id, key, now=now)
+        return vote_reads.stored_reply(self.gateway, poll_id, key, now=now)

@@ -16,12 +16,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterState
 from counters.exceptions import UnknownCounter
 from counters.metrics import metrics
 from counters.store.dynamodb import items, schema, starts
 from counters.store.dynamodb import shards as hot
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
@@ -53,31 +55,26 @@ START_IN_VALUE = (
 INCREMENT_CONDITION = f"{COUNTER_CONDITION} AND {START_IN_VALUE}"
 # Several steps at once carry the step in the request: refused if the counter's step is another.
 INCREMENT_STEP_UNCHANGED = f"{INCREMENT_CONDITION} AND #step = :step"
-INCREMENT_NAMES = {
-    "#pk": schema.PK,
-    "#value": schema.VALUE,
-    "#start": schema.START,
-    "#updated": schema.UPDATED_AT,
-    "#version": schema.VERSION,
-    "#kind": schema.KIND,
-    "#shards": schema.SHARDS,
-    "#epoch": schema.EPOCH,
-    "#bots": schema.BOT_VIEWS,
-    "#watch": schema.WATCH_TABLE,
-    "#applied": schema.START_APPLIED,
-}
-INCREMENT_STEP_NAMES = {**INCREMENT_NAMES, "#step": schema.STEP}
+INCREMENT_NAMES = named(
+    pk=schema.PK,
+    value=schema.VALUE,
+    start=schema.START,
+    updated=schema.UPDATED_AT,
+    version=schema.VERSION,
+    kind=schema.KIND,
+    shards=schema.SHARDS,
+    epoch=schema.EPOCH,
+    bots=schema.BOT_VIEWS,
+    watch=schema.WATCH_TABLE,
+    applied=schema.START_APPLIED,
+)
+INCREMENT_STEP_NAMES = INCREMENT_NAMES | named(step=schema.STEP)
 INCREMENT_BY_STEP = INCREMENT_EXPRESSION.format(delta="#step")
 INCREMENT_BY_DELTA = INCREMENT_EXPRESSION.format(delta=":delta")
 # A bot's view: its own tally on the same item a view would go to, under the same condition; value,
 # version and updated_at stay as they are (nothing a person sees changed, so nothing is pushed).
 BOT_VIEW_EXPRESSION = "ADD #bots :times"
-BOT_VIEW_NAMES = {
-    "#pk": schema.PK,
-    "#kind": schema.KIND,
-    "#bots": schema.BOT_VIEWS,
-    "#watch": schema.WATCH_TABLE,
-}
+BOT_VIEW_NAMES = named(pk=schema.PK, kind=schema.KIND, bots=schema.BOT_VIEWS, watch=schema.WATCH_TABLE)
 
 
 class Target(NamedTuple):
@@ -138,7 +135,7 @@ class CounterWriter:
         """Add `times` increments with one conditional UpdateItem; the new total and version."""
         metrics().write_batch.labels(kind).observe(times)
         target = self._target(name)
-        with unknown_if_refused(f"There is no {kind} counter named {name!r}."):
+        with unknown_if_refused(refusals.no_counter(name, kind)):
             attributes = self._add(target.key, name=name, kind=kind, by=by, times=times)
         return self._state(
             name, target, attributes, functools.partial(items.state_from_increment, name, kind)
@@ -147,7 +144,7 @@ class CounterWriter:
     def _add_bot_views(self, name: str, times: int) -> CounterState:
         """Add `times` to a views counter's `bot_views` with one conditional UpdateItem; its state."""
         target = self._target(name)
-        with unknown_if_refused(f"There is no views counter named {name!r}."):
+        with unknown_if_refused(refusals.no_counter(name, "views")):
             attributes = self._send(target.key, bot_views_update(times))
         return self._state(name, target, attributes, functools.partial(items.state_from_item, name))
 
@@ -182,16 +179,16 @@ class CounterWriter:
         Several steps at once need the step in the request (an update expression cannot multiply), and
         the write is conditional on it, so a step that did change is refused, not miscounted.
         """
-        values = {":now": {"S": now_iso()}, ":one": {"N": "1"}, ":zero": {"N": "0"}, ":kind": {"S": kind}}
+        values = typed(now=now_iso(), one=1, zero=0, kind=kind)
         if by is None and times == 1:
             return Update(INCREMENT_BY_STEP, INCREMENT_CONDITION, INCREMENT_STEP_NAMES, values, "UPDATED_NEW")
         if by is None:
             step = self._step(name)
-            values |= {":step": {"N": str(step)}, ":delta": {"N": str(step * times)}}
+            values |= typed(step=step, delta=step * times)
             return Update(
                 INCREMENT_BY_DELTA, INCREMENT_STEP_UNCHANGED, INCREMENT_STEP_NAMES, values, "UPDATED_NEW"
             )
-        values[":delta"] = {"N": str(by * times)}
+        values |= typed(delta=by * times)
         return Update(INCREMENT_BY_DELTA, INCREMENT_CONDITION, INCREMENT_NAMES, values, "UPDATED_NEW")
 
     def _step(self, name: str) -> int:
@@ -200,7 +197,7 @@ class CounterWriter:
             return self.steps[name]
         item = self.table.get_item(schema.total_key(name))
         if not item:
-            raise UnknownCounter(f"There is no counter named {name!r}.")
+            raise UnknownCounter(refusals.no_counter(name))
         self.steps[name] = step = as_int(item.get(schema.STEP), 1)
         return step
 
@@ -238,7 +235,7 @@ class CounterWriter:
 
 def bot_views_update(times: int) -> Update:
     """Add `times` to `bot_views`, only on an existing views counter; the whole item comes back."""
-    values = {":times": {"N": str(times)}, ":kind": {"S": "views"}}
+    values = typed(times=times, kind="views")
     return Update(BOT_VIEW_EXPRESSION, COUNTER_CONDITION, BOT_VIEW_NAMES, values, "ALL_NEW")
 
 

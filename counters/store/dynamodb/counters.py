@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterDefinition, CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import items, schema
 from counters.store.dynamodb import shards as hot
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import CONDITION_FAILED, ConditionFailed, Table, TransactionCancelled
 
@@ -58,11 +60,11 @@ def set_badge_counts(table: Table, view: ShardView, name: str, *, enabled: bool)
             schema.total_key(name),
             update="SET #badge = :enabled",
             condition="attribute_exists(#pk)",
-            names={"#badge": schema.BADGE_COUNTS, "#pk": schema.PK},
-            values={":enabled": {"BOOL": enabled}},
+            names=named(badge=schema.BADGE_COUNTS, pk=schema.PK),
+            values=typed(enabled=enabled),
         )
     except ConditionFailed as exc:
-        raise UnknownCounter(f"There is no counter named {name!r}.") from exc
+        raise UnknownCounter(refusals.no_counter(name)) from exc
     return get(table, view, name)
 
 

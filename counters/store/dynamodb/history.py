@@ -10,6 +10,7 @@ counters/background/history_writer.py: one ADD per bucket per process per flush,
 from __future__ import annotations
 
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.table import Table
 
@@ -22,8 +23,8 @@ def add_to_bucket(table: Table, name: str, bucket: str, count: int, *, expires_a
     table.update_item(
         schema.history_key(name, bucket),
         update=ADD_TO_BUCKET,
-        names={"#count": schema.COUNT, "#expires": schema.EXPIRES_AT},
-        values={":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}},
+        names=named(count=schema.COUNT, expires=schema.EXPIRES_AT),
+        values=typed(count=count, expires=expires_at),
         send_once=True,
     )
 

@@ -15,12 +15,14 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
 from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollAudit, PollDefinition
 from counters.exceptions import Conflict, InvalidInput, UnknownCounter, VersionConflict
 from counters.store.dynamodb import items, polls, schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.table import Table
 
@@ -50,7 +52,7 @@ def seen_poll(table: Table, poll_id: str, expected_version: int) -> PollDefiniti
     poll = polls.get_poll(table, poll_id)
     if poll.version != expected_version:
         raise VersionConflict(
-            f"Poll {poll_id} changed: it is at version {poll.version} now. Look again and confirm.",
+            refusals.poll_version_changed(poll_id, poll.version),
             current=poll,
         )
     return poll
@@ -70,8 +72,8 @@ def reset_poll(
             schema.tally_key(poll_id),
             update=ZERO_TALLY,
             condition=None,
-            names={"#voters": schema.VOTERS},
-            values={":zero": {"N": "0"}},
+            names=named(voters=schema.VOTERS),
+            values=typed(zero=0),
         )
     )
     writes.append(audit_put(table, poll, "reset", totals, actor=actor, reason=reason, at=now))
@@ -87,8 +89,8 @@ def delete_poll(table: Table, poll_id: str, *, expected_version: int, actor: str
         table.delete_entry(
             schema.poll_registry_key(poll_id),
             condition=POLL_AT_VERSION,
-            names={"#version": schema.VERSION},
-            values={":seen": {"N": str(poll.version)}},
+            names=named(version=schema.VERSION),
+            values=typed(seen=poll.version),
         )
     ]
     if poll.code:
@@ -109,8 +111,8 @@ def poll_update(table: Table, poll: PollDefinition, update: str, now: str) -> di
         schema.poll_registry_key(poll.id),
         update=update,
         condition=POLL_AT_VERSION,
-        names={"#version": schema.VERSION, "#resets": schema.RESETS, "#updated": schema.UPDATED_AT},
-        values={":seen": {"N": str(poll.version)}, ":one": {"N": "1"}, ":now": {"S": now}},
+        names=named(version=schema.VERSION, resets=schema.RESETS, updated=schema.UPDATED_AT),
+        values=typed(seen=poll.version, one=1, now=now),
     )
 
 
@@ -120,13 +122,10 @@ def zero_total(table: Table, poll: PollDefinition, option: str, version: int, no
         schema.total_key(option_counter_name(poll.id, option)),
         update=ZERO_TOTAL,
         condition=TOTAL_AT_VERSION,
-        names={
-            "#value": schema.VALUE,
-            "#version": schema.VERSION,
-            "#updated": schema.UPDATED_AT,
-            "#shards": schema.SHARDS,
-        },
-        values={":zero": {"N": "0"}, ":one": {"N": "1"}, ":now": {"S": now}, ":seen": {"N": str(version)}},
+        names=named(
+            value=schema.VALUE, version=schema.VERSION, updated=schema.UPDATED_AT, shards=schema.SHARDS
+        ),
+        values=typed(zero=0, one=1, now=now, seen=version),
     )
 
 
@@ -188,19 +187,19 @@ def edit_poll(
             schema.poll_registry_key(poll_id),
             update=EDIT_POLL,
             condition=POLL_AT_VERSION,
-            names={
-                "#version": schema.VERSION,
-                "#question": schema.QUESTION,
-                "#options": schema.OPTIONS,
-                "#updated": schema.UPDATED_AT,
-            },
-            values={
-                ":seen": {"N": str(poll.version)},
-                ":one": {"N": "1"},
-                ":now": {"S": now},
-                ":question": {"S": question},
-                ":options": {"L": [items.option_item(option) for option in edited.options]},
-            },
+            names=named(
+                version=schema.VERSION,
+                question=schema.QUESTION,
+                options=schema.OPTIONS,
+                updated=schema.UPDATED_AT,
+            ),
+            values=typed(
+                seen=poll.version,
+                one=1,
+                now=now,
+                question=question,
+                options={"L": [items.option_item(option) for option in edited.options]},
+            ),
         )
     ]
     writes += [unvoted_title(table, edited, option.id) for option in edited.options]
@@ -213,7 +212,7 @@ def edit_poll(
             f"Poll {poll_id} changed meanwhile; look again.", current=polls.get_poll(table, poll_id)
         )
     if failed is not None:
-        raise Conflict("The poll has taken votes: its question and options are locked.")
+        raise Conflict(refusals.EDIT_LOCKED)
     return edited
 
 
@@ -224,6 +223,6 @@ def unvoted_title(table: Table, poll: PollDefinition, option: str) -> dict[str, 
         schema.total_key(definition.name),
         update="SET #title = :title",
         condition="attribute_exists(#version) AND #version = :zero",
-        names={"#title": schema.TITLE, "#version": schema.VERSION},
-        values={":title": {"S": definition.title}, ":zero": {"N": "0"}},
+        names=named(title=schema.TITLE, version=schema.VERSION),
+        values=typed(title=definition.title, zero=0),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
 from counters.domain.poll_rules import new_code, normalize_code
@@ -16,6 +17,7 @@ from counters.domain.polls import option_counter_definition
 from counters.domain.values import PollDefinition, PollOption
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import counters, items, schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_str
 from counters.store.dynamodb.table import (
     CONDITION_FAILED,
@@ -62,9 +64,9 @@ def put_poll(table: Table, poll: PollDefinition, more: list[dict[str, Any]]) -> 
             return None
         if failed > 1:
             taken = items.name_from_counter_pk(new_items[failed])
-            raise Conflict(f"A counter named {taken!r} exists already; pick other option ids.")
+            raise Conflict(refusals.option_counter_taken(taken, several=True))
         if poll.code:
-            raise Conflict(f"The join code {poll.code} is taken by another poll.")
+            raise Conflict(refusals.code_taken(poll.code))
     raise Conflict("No free join code was found; try again.")
 
 
@@ -72,7 +74,7 @@ def get_poll(table: Table, poll_id: str) -> PollDefinition:
     """Read a poll's registry entry."""
     item = table.get_item(schema.poll_registry_key(poll_id))
     if item is None:
-        raise UnknownCounter(f"There is no poll named {poll_id!r}.")
+        raise UnknownCounter(refusals.no_poll(poll_id))
     return items.poll_from_item(item)
 
 
@@ -81,10 +83,10 @@ def poll_by_code(table: Table, code: str) -> PollDefinition:
     try:
         code = normalize_code(code)
     except InvalidInput as exc:
-        raise UnknownCounter(f"There is no poll with the code {code!r}.") from exc
+        raise UnknownCounter(refusals.no_code(code)) from exc
     item = table.get_item(schema.join_key(code))
     if item is None:
-        raise UnknownCounter(f"There is no poll with the code {code!r}.")
+        raise UnknownCounter(refusals.no_code(code))
     return get_poll(table, as_str(item.get(schema.POLL)))
 
 
@@ -104,7 +106,7 @@ def create_poll(table: Table, poll: PollDefinition) -> PollDefinition:
         counters_items.extend(items.counter_items(option_counter_definition(poll, option), now))
     created = put_poll(table, poll, counters_items)
     if created is None:
-        raise Conflict(f"A poll named {poll.id!r} exists already.")
+        raise Conflict(refusals.poll_exists(poll.id))
     return created
 
 
@@ -112,7 +114,7 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
     """Append an option if its id is new, with its counter, in one transaction."""
     poll = get_poll(table, poll_id)
     if any(existing.id == option.id for existing in poll.options):
-        raise Conflict(f"Poll {poll_id!r} already has an option {option.id!r}.")
+        raise Conflict(refusals.option_exists(poll_id, option.id))
     now = now_iso()
     # Options are only ever appended: a list of the size read is the list read, so the id is still
     # new when the update applies. The counter's own Put condition guards the id a second time.
@@ -120,18 +122,8 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
         schema.poll_registry_key(poll_id),
         update=APPEND_OPTION,
         condition=OPTIONS_SEEN,
-        names={
-            "#pk": schema.PK,
-            "#options": schema.OPTIONS,
-            "#updated": schema.UPDATED_AT,
-            "#version": schema.VERSION,
-        },
-        values={
-            ":one": {"N": "1"},
-            ":new": {"L": [items.option_item(option)]},
-            ":now": {"S": now},
-            ":seen": {"N": str(len(poll.options))},
-        },
+        names=named(pk=schema.PK, options=schema.OPTIONS, updated=schema.UPDATED_AT, version=schema.VERSION),
+        values=typed(one=1, new={"L": [items.option_item(option)]}, now=now, seen=len(poll.options)),
     )
     counter = [
         table.put_new_entry(item)
@@ -142,46 +134,36 @@ def add_poll_option(table: Table, poll_id: str, option: PollOption) -> PollDefin
         raise Conflict(f"Poll {poll_id!r} changed meanwhile; look again and retry.")
     if failed is not None:
         name = option_counter_name(poll_id, option.id)
-        raise Conflict(f"A counter named {name!r} exists already; pick another option id.")
+        raise Conflict(refusals.option_counter_taken(name, several=False))
     return replace(poll, options=(*poll.options, option), version=poll.version + 1)
 
 
 def set_poll_closed(table: Table, poll_id: str, *, closed: bool) -> PollDefinition:
     """Set the poll's `closed` flag only if it is the other way now (a poll without one is open)."""
-    return set_poll_flag(table, poll_id, schema.CLOSED, closed, ("open", "closed"))
+    return set_poll_flag(table, poll_id, schema.CLOSED, closed, refusals.CLOSED_WORDS)
 
 
 def set_poll_revealed(table: Table, poll_id: str, *, revealed: bool) -> PollDefinition:
     """Set the poll's `revealed` flag only if it is the other way now."""
-    return set_poll_flag(table, poll_id, schema.REVEALED, revealed, ("hidden", "revealed"))
+    return set_poll_flag(table, poll_id, schema.REVEALED, revealed, refusals.REVEALED_WORDS)
 
 
-def set_poll_flag(table: Table, poll_id: str, flag: str, on: bool, states: tuple[str, str]) -> PollDefinition:
+def set_poll_flag(table: Table, poll_id: str, flag: str, on: bool, words: tuple[str, str]) -> PollDefinition:
     """Set one flag of the poll, only if it is the other way now, bumping its version; Conflict if so."""
     try:
         attributes = table.update_item(
             schema.poll_registry_key(poll_id),
             update=SET_FLAG,
             condition=NOT_YET_ON if on else STILL_ON,
-            names={
-                "#pk": schema.PK,
-                "#flag": flag,
-                "#updated": schema.UPDATED_AT,
-                "#version": schema.VERSION,
-            },
-            values={
-                ":on": {"BOOL": on},
-                ":true": {"BOOL": True},
-                ":now": {"S": now_iso()},
-                ":one": {"N": "1"},
-            },
+            names=named(pk=schema.PK, flag=flag, updated=schema.UPDATED_AT, version=schema.VERSION),
+            values=typed(on=on, true=True, now=now_iso(), one=1),
             returns="ALL_NEW",
             old_on_failure=True,
         )
     except ConditionFailed as exc:
         if not exc.item:
-            raise UnknownCounter(f"There is no poll named {poll_id!r}.") from exc
-        raise Conflict(f"Poll {poll_id!r} is already {states[on]}.") from exc
+            raise UnknownCounter(refusals.no_poll(poll_id)) from exc
+        raise Conflict(refusals.poll_already(poll_id, words, on)) from exc
     return items.poll_from_item(attributes)
 
 

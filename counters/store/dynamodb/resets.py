@@ -14,10 +14,12 @@ import dataclasses
 import uuid
 from typing import Any
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterState, ResetRecord
 from counters.exceptions import Conflict, VersionConflict
 from counters.store.dynamodb import items, schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.shards import commit, counter_items
@@ -66,26 +68,16 @@ def reset(
 def zero_item(table: Table, item: dict[str, Any], now: str) -> dict[str, Any]:
     """Zero one item of the counter if its version is still the one read."""
     condition = VERSION_SEEN
-    values = {
-        ":seen": {"N": str(as_int(item.get(schema.VERSION)))},
-        ":zero": {"N": "0"},
-        ":one": {"N": "1"},
-        ":now": {"S": now},
-    }
-    names = {
-        "#value": schema.VALUE,
-        "#updated": schema.UPDATED_AT,
-        "#version": schema.VERSION,
-        "#epoch": schema.EPOCH,
-    }
+    values = typed(seen=as_int(item.get(schema.VERSION)), zero=0, one=1, now=now)
+    names = named(value=schema.VALUE, updated=schema.UPDATED_AT, version=schema.VERSION, epoch=schema.EPOCH)
     if item[schema.SK]["S"] == schema.TOTAL_SK:
         # A shard added meanwhile would escape the reset: the shard count must be the one read too.
         if schema.SHARDS in item:
             condition += SHARDS_SEEN
-            values[":shards"] = item[schema.SHARDS]
+            values |= typed(shards=item[schema.SHARDS])
         else:
             condition += NEVER_SHARDED
-        names["#shards"] = schema.SHARDS
+        names |= named(shards=schema.SHARDS)
     key = {schema.PK: item[schema.PK], schema.SK: item[schema.SK]}
     return table.update_entry(key, update=ZERO_ITEM, condition=condition, names=names, values=values)
 
@@ -93,8 +85,7 @@ def zero_item(table: Table, item: dict[str, Any], now: str) -> dict[str, Any]:
 def version_conflict(current: CounterState) -> VersionConflict:
     """The refusal of a reset that expected another version than `current`'s."""
     return VersionConflict(
-        f"{current.name} changed: it is now {current.value} at version {current.version}. "
-        "Look again and confirm the reset.",
+        refusals.counter_version_changed(current.name, current.value, current.version),
         current=current,
     )
 

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.shards import validate_shards
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter
 from counters.store.dynamodb import items, schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import (
@@ -57,7 +59,7 @@ def total_item(table: Table, name: str) -> dict[str, Any]:
     """A counter's total item (strongly consistent); UnknownCounter if it is not registered."""
     item = table.get_item(schema.total_key(name))
     if not item:
-        raise UnknownCounter(f"There is no counter named {name!r}.")
+        raise UnknownCounter(refusals.no_counter(name))
     return item
 
 
@@ -74,7 +76,7 @@ def counter_items(table: Table, name: str) -> list[dict[str, Any]]:
     for _ in range(STRADDLE_RETRIES):
         found = table.query_all(schema.counter_pk(name), sk_range=COUNTER_ITEMS_RANGE)
         if not any(item[schema.SK]["S"] == schema.TOTAL_SK for item in found):
-            raise UnknownCounter(f"There is no counter named {name!r}.")
+            raise UnknownCounter(refusals.no_counter(name))
         # A Query is not isolated from a transaction: it may have seen a reset half applied.
         if len({as_int(item.get(schema.EPOCH)) for item in found}) == 1:
             return found
@@ -87,7 +89,7 @@ def make_hot(table: Table, view: ShardView, name: str, *, shards: int) -> Counte
     total = total_item(table, name)
     current = as_int(total.get(schema.SHARDS))
     if shards < current:
-        raise InvalidInput(f"A hot counter's shards can only grow; {name!r} has {current}.")
+        raise InvalidInput(refusals.shards_only_grow(name, current))
     if shards > current:
         add_shards(table, name, total, current=current, shards=shards)
     return hot_state(table, view, name)
@@ -100,8 +102,8 @@ def add_shards(table: Table, name: str, total: dict[str, Any], *, current: int, 
         schema.total_key(name),
         update=SET_SHARDS,
         condition=SHARDS_UNCHANGED,
-        names={"#pk": schema.PK, "#shards": schema.SHARDS, "#epoch": schema.EPOCH},
-        values={":n": {"N": str(shards)}, ":epoch": {"N": str(epoch)}, ":current": {"N": str(current)}},
+        names=named(pk=schema.PK, shards=schema.SHARDS, epoch=schema.EPOCH),
+        values=typed(n=shards, epoch=epoch, current=current),
     )
     now = now_iso()
     kind, step = total[schema.KIND]["S"], total.get(schema.STEP, {"N": "1"})

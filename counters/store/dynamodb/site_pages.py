@@ -11,11 +11,13 @@ from __future__ import annotations
 import random
 import time
 
+from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.page_rules import PageBudget
 from counters.domain.values import CounterDefinition
 from counters.exceptions import PageLimitReached, StoreUnavailable
 from counters.store.dynamodb import items, schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.table import CONDITION_FAILED, TRANSACTION_CONFLICT, Table, TransactionCancelled
 
@@ -47,8 +49,8 @@ def _create_once(table: Table, definition: CounterDefinition, *, cap: int) -> bo
         BUDGET_KEY,
         update="ADD #created :one",
         condition=UNDER_CAP,
-        names={"#created": CREATED},
-        values={":one": {"N": "1"}, ":cap": {"N": str(cap)}},
+        names=named(created=CREATED),
+        values=typed(one=1, cap=cap),
     )
     try:
         table.transact([table.put_new_entry(total), table.put_new_entry(registry), budget], write=False)
@@ -57,9 +59,7 @@ def _create_once(table: Table, definition: CounterDefinition, *, cap: int) -> bo
             return False  # the page exists: it keeps counting, at the cap or not
         if exc.codes[2:3] == [CONDITION_FAILED]:
             _count_refusal(table)
-            raise PageLimitReached(
-                f"This site counts at most {cap} pages created at their first view."
-            ) from exc
+            raise PageLimitReached(refusals.page_cap(cap)) from exc
         raise
     return True
 
@@ -67,7 +67,7 @@ def _create_once(table: Table, definition: CounterDefinition, *, cap: int) -> bo
 def _count_refusal(table: Table) -> None:
     """One more page refused at the cap (a tally for the admin: resending it is harmless)."""
     table.update_item(
-        BUDGET_KEY, update="ADD #refused :one", names={"#refused": REFUSED}, values={":one": {"N": "1"}}
+        BUDGET_KEY, update="ADD #refused :one", names=named(refused=REFUSED), values=typed(one=1)
     )
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.table import ConditionFailed, Table
 
@@ -44,12 +45,7 @@ ONLY_OTHERS_WROTE = (
 )
 MARK = "SET #applied = :true"
 APP_WROTE = f"{NOT_MOVED} AND #version > :zero"
-NAMES = {
-    "#pk": schema.PK,
-    "#applied": schema.START_APPLIED,
-    "#value": schema.VALUE,
-    "#version": schema.VERSION,
-}
+NAMES = named(pk=schema.PK, applied=schema.START_APPLIED, value=schema.VALUE, version=schema.VERSION)
 
 
 def needs_move(item: dict[str, Any] | None) -> bool:
@@ -73,7 +69,7 @@ def move_start(table: Table, item: dict[str, Any]) -> bool:
         if not needs_move(item):
             return False
         update, condition, moves = _move(item)
-        values = {":start": item.get(schema.START, {"N": "0"}), ":true": {"BOOL": True}, ":zero": {"N": "0"}}
+        values = typed(start=item.get(schema.START, {"N": "0"}), true=True, zero=0)
         used = f"{update} {condition}"
         try:
             table.update_item(

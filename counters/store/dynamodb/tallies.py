@@ -8,6 +8,7 @@ Query of a sort key range. Writes come batched per process (counters/background/
 from __future__ import annotations
 
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.table import Table
 
@@ -27,8 +28,8 @@ def add_to_tally(table: Table, group: str, day: str, key: str, count: int, *, ex
     table.update_item(
         tally_key(group, day, key),
         update=ADD_TO_TALLY,
-        names={"#count": schema.COUNT, "#expires": schema.EXPIRES_AT},
-        values={":count": {"N": str(count)}, ":expires": {"N": str(expires_at)}},
+        names=named(count=schema.COUNT, expires=schema.EXPIRES_AT),
+        values=typed(count=count, expires=expires_at),
         send_once=True,
     )
 

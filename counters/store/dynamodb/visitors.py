@@ -28,6 +28,7 @@ from counters.domain.names import SITE_VISITORS
 from counters.domain.visitors import VisitDay
 from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb import items, schema
+from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import CONDITION_FAILED, TRANSACTION_CONFLICT, Table, TransactionCancelled
@@ -49,8 +50,8 @@ def daily_salt(table: Table, day: VisitDay, candidate: bytes) -> bytes:
     attributes = table.update_item(
         schema.salt_key(day.key),
         update=KEEP_SALT,
-        names={"#salt": schema.SALT, "#expires": schema.EXPIRES_AT},
-        values={":candidate": {"B": candidate}, ":expires": {"N": str(day.marker_expires_at)}},
+        names=named(salt=schema.SALT, expires=schema.EXPIRES_AT),
+        values=typed(candidate=candidate, expires=day.marker_expires_at),
         returns="ALL_NEW",
         write=False,
     )
@@ -79,8 +80,8 @@ def record_visitor(table: Table, view: ShardView, name: str, visitor: str, *, da
             schema.day_key(name, day.key, random.randrange(shards) if shards else 0),
             update=ADD_VISITOR,
             condition=None,
-            names={"#count": schema.COUNT, "#expires": schema.EXPIRES_AT},
-            values={":one": {"N": "1"}, ":expires": {"N": str(day.count_expires_at)}},
+            names=named(count=schema.COUNT, expires=schema.EXPIRES_AT),
+            values=typed(one=1, expires=day.count_expires_at),
         )
         try:
             table.transact([marker, count])
