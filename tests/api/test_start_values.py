@@ -15,7 +15,7 @@ from django.test import Client
 
 from tests.api.test_badges import parsed, texts
 from tests.support.admin_users import make_user
-from tests.support.outside_writers import counter_add, outside_client
+from tests.support.outside_writers import outside_client, sdk_add
 
 
 def everything_shown(client: Client, staff: Client) -> dict[str, str]:
@@ -40,7 +40,7 @@ def test_every_reader_says_the_start_plus_another_writers_adds(demo_store, dynam
     client, staff = Client(), Client()
     staff.force_login(make_user("ann", "view_counter"))
 
-    assert [counter_add(other, demo_store.table, "pricing", 1) for _ in range(5)] == list(range(1001, 1006))
+    assert [sdk_add(other, demo_store.table, "pricing", 1) for _ in range(5)] == list(range(1001, 1006))
 
     shown = everything_shown(client, staff)
     assert shown == {"api": "1005", "list": "1005", "badge": "1,005", "csv": "1005", "admin": "1005"}

@@ -18,10 +18,10 @@ from tests.support.outside_writers import (
     KEY,
     add_units,
     aws_cli_add,
-    counter_add,
     lambda_add,
     other_table,
     outside_client,
+    sdk_add,
 )
 from tests.support.processes import SiteProcess
 from tests.support.site import site_env_for
@@ -182,7 +182,7 @@ def test_a_start_value_moves_forward_with_outside_writers_never_back(
         writers = [
             lambda: aws_cli_add(dynamodb_local, table, "pricing", 1),
             lambda: lambda_add(dynamodb_local, table, [("pricing", 1)])[0],
-            lambda: counter_add(other, table, "pricing", 1),
+            lambda: sdk_add(other, table, "pricing", 1),
             lambda: aws_cli_add(dynamodb_local, table, "pricing", 1),
             lambda: lambda_add(dynamodb_local, table, [("pricing", 1)])[0],
         ]
@@ -206,13 +206,13 @@ def test_moving_an_old_counters_start_in_shows_on_an_open_page(store, dynamodb_l
     define_as_before(store, CounterDefinition(name="carried", kind="views", title="Carried", start=1000))
     other = outside_client(dynamodb_local)
     for _ in range(5):
-        counter_add(other, store.table, "carried", 1)
+        sdk_add(other, store.table, "carried", 1)
     with live_dashboard(store, dynamodb_local, tmp_path, browser, "carried") as page:
         wait_shows(page, "carried", 5)
 
         call_command("counters_init", "--no-demo")
         wait_shows(page, "carried", 1005)
-        assert counter_add(other, store.table, "carried", 1) == 1006
+        assert sdk_add(other, store.table, "carried", 1) == 1006
         wait_shows(page, "carried", 1006)
         shown = shown_across_a_reload(page, "carried", 1006)
 

@@ -123,16 +123,3 @@ def add_units(client, table: str, units: int) -> None:
         UpdateExpression="ADD units :n",
         ExpressionAttributeValues={":n": {"N": str(units)}},
     )
-
-
-def counter_add(client, table: str, name: str, units: int) -> int:
-    """Another service's `ADD value :n` on a counter's total, sent from a plain boto3 client; the total."""
-    answer = client.update_item(
-        TableName=table,
-        Key={"PK": {"S": f"C#{name}"}, "SK": {"S": "TOTAL"}},
-        UpdateExpression="ADD #v :n",
-        ExpressionAttributeNames={"#v": "value"},
-        ExpressionAttributeValues={":n": {"N": str(units)}},
-        ReturnValues="UPDATED_NEW",
-    )
-    return int(answer["Attributes"]["value"]["N"])

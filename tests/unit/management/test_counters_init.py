@@ -10,7 +10,7 @@ from counters.demo import DEMO_PAGES, DEMO_POLLS
 from counters.domain.values import CounterDefinition
 from counters.store import get_store
 from tests.support.old_items import define_as_before
-from tests.support.outside_writers import counter_add, outside_client
+from tests.support.outside_writers import outside_client, sdk_add
 
 
 def table_exists(store) -> bool:
@@ -54,11 +54,11 @@ def test_init_moves_the_starts_of_a_table_from_before_into_their_totals_once(sto
     define_as_before(store, CounterDefinition(name="launch", kind="views", start=50))
     other = outside_client(dynamodb_local)
     for _ in range(5):
-        counter_add(other, store.table, "pricing", 1)
+        sdk_add(other, store.table, "pricing", 1)
 
     call_command("counters_init", "--no-demo")
     assert "Moved the start of 2 counter(s) into the stored total." in capsys.readouterr().out
     call_command("counters_init", "--no-demo")
     assert "Moved the start" not in capsys.readouterr().out
     assert (store.get("pricing").value, store.get("launch").value) == (1005, 50)
-    assert counter_add(other, store.table, "launch", 1) == 51
+    assert sdk_add(other, store.table, "launch", 1) == 51

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from counters.domain.values import CounterDefinition
 from counters.store.dynamodb import schema
 from tests.support.old_items import define_as_before, old_app_view, total_item
-from tests.support.outside_writers import counter_add, outside_client
+from tests.support.outside_writers import outside_client, sdk_add
 from tests.support.stores import other_process
 
 
@@ -20,7 +20,7 @@ def test_other_writers_build_on_the_start_and_so_does_the_app(store, dynamodb_lo
     store.define_counter(CounterDefinition(name="pricing", kind="views", start=1000))
     other = outside_client(dynamodb_local)
 
-    assert [counter_add(other, store.table, "pricing", 1) for _ in range(5)] == [1001, 1002, 1003, 1004, 1005]
+    assert [sdk_add(other, store.table, "pricing", 1) for _ in range(5)] == [1001, 1002, 1003, 1004, 1005]
     assert store.get("pricing").value == 1005
     assert store.increment("pricing", kind="views").value == 1006
     assert other_process(store).get("pricing").value == 1006
@@ -30,7 +30,7 @@ def test_a_hot_counters_start_is_in_its_base(store, dynamodb_local):
     store.define_counter(CounterDefinition(name="launch", kind="views", start=100, shards=4))
     other = outside_client(dynamodb_local)
     for _ in range(5):
-        counter_add(other, store.table, "launch", 1)
+        sdk_add(other, store.table, "launch", 1)
     for _ in range(10):
         store.increment("launch", kind="views")
     assert store.get("launch").value == 115
@@ -42,10 +42,10 @@ def test_starts_of_a_table_from_before_move_once(store, dynamodb_local):
     for name, start in (("untouched", 1000), ("outside", 1000), ("viewed", 1000), ("plain", 0)):
         define_as_before(store, CounterDefinition(name=name, kind="views", start=start))
     for _ in range(5):
-        counter_add(other, store.table, "outside", 1)
+        sdk_add(other, store.table, "outside", 1)
     old_app_view(store, "viewed")  # took the start in: 1001
-    counter_add(other, store.table, "viewed", 2)
-    counter_add(other, store.table, "plain", 3)
+    sdk_add(other, store.table, "viewed", 2)
+    sdk_add(other, store.table, "plain", 3)
     assert store.get("outside").value == 5, "the fault being fixed: the other writer built on 0"
 
     assert store.move_starts() == 2  # "untouched" and "outside"
@@ -55,7 +55,7 @@ def test_starts_of_a_table_from_before_move_once(store, dynamodb_local):
     assert {name: store.get(name).value for name in moved} == moved
     assert all(total_item(store, name)[schema.START_APPLIED] == {"BOOL": True} for name in moved)
 
-    assert counter_add(other, store.table, "untouched", 1) == 1001
+    assert sdk_add(other, store.table, "untouched", 1) == 1001
     assert store.increment("outside", kind="views").value == 1006
 
 
@@ -63,7 +63,7 @@ def test_an_app_write_to_an_old_item_only_others_wrote_moves_its_start_in_first(
     define_as_before(store, CounterDefinition(name="pricing", kind="views", start=1000))
     other = outside_client(dynamodb_local)
     for _ in range(5):
-        counter_add(other, store.table, "pricing", 1)
+        sdk_add(other, store.table, "pricing", 1)
 
     assert store.increment("pricing", kind="views").value == 1006
     assert store.move_starts() == 0
@@ -76,7 +76,7 @@ def test_moving_starts_while_others_and_the_app_write_loses_and_doubles_nothing(
     for name in names:
         define_as_before(store, CounterDefinition(name=name, kind="views", start=1000))
     other = outside_client(dynamodb_local)
-    counter_add(other, store.table, "outside", 1)
+    sdk_add(other, store.table, "outside", 1)
     old_app_view(store, "viewed")
     adds, views = 40, 40
     writers_done = threading.Event()
@@ -85,7 +85,7 @@ def test_moving_starts_while_others_and_the_app_write_loses_and_doubles_nothing(
     def outside(name: str) -> None:
         began.wait()
         for _ in range(adds):
-            counter_add(other, store.table, name, 1)
+            sdk_add(other, store.table, name, 1)
 
     def app(name: str) -> None:
         began.wait()
