@@ -124,13 +124,19 @@ def day_counts(store: CounterStore, name: str, days: list[Day], *, series: str, 
     # the zone's offset is not whole hours). From the first day bucket on, a day without one had none.
     first = next((i for i, day in enumerate(days) if buckets.key(day) in found), len(days))
     if series == "views" and first:
-        counts[:first] = hour_sums(store, name, days[:first], now=now)
+        # An hour running past the first day bucket's midnight (a half-hour zone) holds views that
+        # bucket counts already: it is left to that day, never counted twice.
+        until = days[first].start if first < len(days) else None
+        counts[:first] = hour_sums(store, name, days[:first], now=now, until=until)
     return counts
 
 
-def hour_sums(store: CounterStore, name: str, days: list[Day], *, now: float) -> list[int]:
-    """Views of each day from the hour buckets whose start falls in it."""
-    first, last = HOUR.start_of(days[0].start), HOUR.start_of(min(now, days[-1].end - 1))
+def hour_sums(
+    store: CounterStore, name: str, days: list[Day], *, now: float, until: float | None = None
+) -> list[int]:
+    """Views of each day from the hour buckets whose start falls in it (and that end by `until`)."""
+    end = days[-1].end if until is None else min(days[-1].end, until - HOUR.seconds + 1)
+    first, last = HOUR.start_of(days[0].start), HOUR.start_of(min(now, end - 1))
     found = store.read_buckets(name, first=HOUR.key(first), last=HOUR.key(last))
     starts = [day.start for day in days]
     sums = [0] * len(days)

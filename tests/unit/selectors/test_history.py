@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from counters import selectors
-from counters.domain.buckets import HOUR, MINUTE
+from counters.domain.buckets import HOUR, MINUTE, VIEW_DAYS
+from counters.domain.clock import Clock, day_of
 from counters.exceptions import InvalidInput, UnknownCounter
 
 NOW = 1_767_268_800 + 30  # 2026-01-01T12:00:30Z
@@ -73,3 +77,17 @@ def test_a_step_that_does_not_fit_the_window_is_refused(memory_demo_store):
     for window, step in [("90d", "1m"), ("90d", "15m"), ("1h", "1d"), ("1h", ""), ("1h", "2m")]:
         with pytest.raises(InvalidInput):
             selectors.counter_history(name="docs", window=window, step=step, now=NOW)
+
+
+def test_an_hour_past_the_first_day_buckets_midnight_counts_once(memory_demo_store, process_runtime):
+    """St. John's (UTC-3:30): the 03:00Z hour runs from 23:30 to 00:30 local. A view at 00:10 local is
+    in that day's bucket and in that hour; the day before, read from hours, must not count it too."""
+    zone = ZoneInfo("America/St_Johns")
+    process_runtime.give("clock", Clock(zone))
+    now = datetime(2026, 11, 28, 3, 40, tzinfo=UTC).timestamp()  # 00:10 local
+    seen = now - 3 * 86400
+    add(memory_demo_store, HOUR, HOUR.start_of(seen), 6)
+    memory_demo_store.add_to_bucket("docs", VIEW_DAYS.key(day_of(seen, zone)), 6, expires_at=None)
+    history = selectors.counter_history(name="docs", window="90d", step="1d", now=now)
+    assert sum(history.counts) == 6
+    assert history.counts[-4:] == (6, 0, 0, 0)
