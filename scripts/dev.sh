@@ -107,7 +107,16 @@ case "${1:-}" in
     need_redis_server
     need_nginx
     "$PY" -m ruff check .
-    "$PY" -m pytest "${PARALLEL[@]}" "$@"
+    # Everything else in parallel, then the tests that load the machine on purpose, one at a time, so
+    # no parallel test is their background load and none of theirs is another's. Both passes always run.
+    parallel=0 alone=0
+    "$PY" -m pytest "${PARALLEL[@]}" -m "not alone" "$@" || parallel=$?
+    "$PY" -m pytest --durations=10 -m alone "$@" || alone=$?
+    # A pass that selected nothing (exit 5) is fine when the other ran tests (a path given as argument).
+    if [ "$parallel" = 5 ] && [ "$alone" != 5 ]; then parallel=0; fi
+    if [ "$alone" = 5 ] && [ "$parallel" != 5 ]; then alone=0; fi
+    [ "$parallel" = 0 ] || exit "$parallel"
+    exit "$alone"
     ;;
   test-fast)
     shift

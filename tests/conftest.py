@@ -14,7 +14,7 @@ from hypothesis import settings as hypothesis_settings
 from counters.embedded.dynamodb_local import InMemoryDynamo, LocalDynamo
 from counters.runtime import Runtime, use_runtime
 from counters.store import CounterStore, get_store
-from tests.support.groups import keep_browser_modules_together, name_groups_in_ids
+from tests.support.groups import keep_browser_modules_together, mark_alone, name_groups_in_ids
 from tests.support.site import REDIS_URL
 
 # The suite's fuzzing is reproducible: the same examples on every run, none kept between runs.
@@ -29,7 +29,9 @@ DYNAMODB_READY_TIMEOUT = 120
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
-    """Groups for `--dist loadgroup`: each browser module's own, then every group named in its tests' ids."""
+    """Tests that run alone marked so; groups for `--dist loadgroup`: each browser module's own, then
+    every group named in its tests' ids."""
+    mark_alone(items)
     keep_browser_modules_together(items)
     yield
     name_groups_in_ids(config, items)

@@ -23,6 +23,7 @@ from counters.domain.page_rules import page_name
 from counters.web.pages import TOP_PAGES
 from tests.browser.test_whole_site import static_origin, write_pages
 from tests.support.browser import screenshot, sideways_overflow, watched
+from tests.support.groups import LOADS_THE_MACHINE
 from tests.support.processes import SiteProcess, free_port
 from tests.support.site import fresh_store, site_env_for
 from tests.support.timing import scaled
@@ -140,6 +141,7 @@ def test_pages_created_while_a_dashboard_is_open_count_their_first_view(browser,
             assert dashboard.problems == [] and fresh.problems == []
 
 
+@LOADS_THE_MACHINE
 def test_a_thousand_pages_load_in_a_few_requests_showing_the_busiest(browser, dynamodb_local, tmp_path):
     port = free_port()
     with (

@@ -13,8 +13,18 @@ import pytest
 RESTARTS_DYNAMODB = pytest.mark.xdist_group("restarts-dynamodb")
 
 # Tests that load the machine on purpose and check what the load left (bench runs, the soak, workers
-# killed under load behind nginx): one at a time, so none is another's background load.
-LOADS_THE_MACHINE = pytest.mark.xdist_group("loads-the-machine")
+# killed under load behind nginx, a thousand pages): one at a time, so none is another's background
+# load. `make test` runs them after the parallel pass, alone (they are marked `alone` at collection).
+LOADS_THE_MACHINE_GROUP = "loads-the-machine"
+LOADS_THE_MACHINE = pytest.mark.xdist_group(LOADS_THE_MACHINE_GROUP)
+
+
+def mark_alone(items: list[pytest.Item]) -> None:
+    """Mark the tests that load the machine `alone`, so `-m alone` and `-m "not alone"` select them."""
+    for item in items:
+        groups = {mark.args[0] for mark in item.iter_markers("xdist_group") if mark.args}
+        if LOADS_THE_MACHINE_GROUP in groups:
+            item.add_marker(pytest.mark.alone)
 
 
 def keep_browser_modules_together(items: list[pytest.Item]) -> None:
