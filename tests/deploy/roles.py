@@ -15,10 +15,10 @@ from counters.background import history_writer
 from counters.domain.visitors import new_salt, visit_day
 from counters.services import polls
 from counters.store import get_store
-from counters.streams.changes import OutsideChanges
 from counters.store.dynamodb.streams.lease import Lease
 from counters.store.dynamodb.streams.reader import StreamReader
 from counters.store.dynamodb.streams.site import own_changes
+from counters.streams.changes import OutsideChanges
 
 PAGE = "docs"
 POLL = "language"
@@ -33,7 +33,18 @@ def run_commands() -> None:
     call_command("counters_init", "--no-demo", **quiet)  # moves the start into the total
     version = get_store().get("launch").version
     call_command("counters_reset", "launch", "--expect-version", str(version), "--reason", "test", **quiet)
-    call_command("counters_poll", "create", "lunch", "--question", "Lunch?", "--option", "a=A", "--option", "b=B", **quiet)
+    call_command(
+        "counters_poll",
+        "create",
+        "lunch",
+        "--question",
+        "Lunch?",
+        "--option",
+        "a=A",
+        "--option",
+        "b=B",
+        **quiet,
+    )
     call_command("counters_poll", "add-option", "lunch", "c=C", **quiet)
     call_command("counters_poll", "close", "lunch", **quiet)
     call_command("counters_poll", "reopen", "lunch", **quiet)
@@ -51,16 +62,30 @@ def turn_the_stream_on() -> None:
 def browse_and_vote() -> None:
     """What web workers serve: pages, the beacon, reads of the API, votes, and the admin's changes."""
     visitor = Client()
-    for path in ("/", f"/pages/{PAGE}/", "/api/counters", f"/api/counters/{PAGE}", f"/api/counters/{PAGE}/history",
-                 "/api/overview", "/api/sparklines", "/api/polls", f"/api/polls/{POLL}", "/api/pages.csv",
-                 f"/badge/{PAGE}.svg", "/api/site", "/readyz"):
+    for path in (
+        "/",
+        f"/pages/{PAGE}/",
+        "/api/counters",
+        f"/api/counters/{PAGE}",
+        f"/api/counters/{PAGE}/history",
+        "/api/overview",
+        "/api/sparklines",
+        "/api/polls",
+        f"/api/polls/{POLL}",
+        "/api/pages.csv",
+        f"/badge/{PAGE}.svg",
+        "/api/site",
+        "/readyz",
+    ):
         assert visitor.get(path).status_code < 500, path
     assert visitor.post(f"/api/views/{PAGE}").status_code < 300
     vote = f"/api/polls/{POLL}/vote"
     body = json.dumps({"option": "python"})
     key = {"HTTP_IDEMPOTENCY_KEY": uuid.uuid4().hex}
     assert visitor.post(vote, body, content_type="application/json", **key).status_code == 200
-    assert visitor.post(vote, json.dumps({"option": "go"}), content_type="application/json").status_code == 200
+    assert (
+        visitor.post(vote, json.dumps({"option": "go"}), content_type="application/json").status_code == 200
+    )
     assert visitor.delete(vote).status_code == 200
     history_writer.flush()  # the tallied views per minute and hour, as a worker's ticker writes them
     # The admin (served by the web workers) removes a poll; a worker's first view of a day drops old salts.

@@ -9,7 +9,7 @@ from parliament import analyze_policy_string
 from counters.store import get_store
 from counters.store.dynamodb import schema
 from tests.deploy import aws, roles
-from tests.support.iam_calls import STREAM, call_recorder  # noqa: F401  (a fixture)
+from tests.support.iam_calls import STREAM
 
 ROLES = tuple(aws.POLICIES)
 
@@ -51,7 +51,9 @@ def test_each_policy_grants_exactly_what_its_roles_code_calls(called):
             missing = called[role][resource] - granted[resource]
             unused = granted[resource] - called[role][resource]
             assert not missing, f"{role} calls {sorted(missing)} on the {resource}; its policy lacks them"
-            assert not unused, f"{role}'s policy grants {sorted(unused)} on the {resource}; no code calls them"
+            assert not unused, (
+                f"{role}'s policy grants {sorted(unused)} on the {resource}; no code calls them"
+            )
 
 
 @pytest.mark.parametrize("role", ROLES)

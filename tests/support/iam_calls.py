@@ -34,7 +34,9 @@ class CallRecorder:
 
     def watch(self, client: Any) -> Any:
         """Record every call `client` makes from now on; return it."""
-        client.meta.events.register(f"before-parameter-build.{service_of(client.meta.service_model)}", self._called)
+        client.meta.events.register(
+            f"before-parameter-build.{service_of(client.meta.service_model)}", self._called
+        )
         return client
 
     def actions(self, role: str, resource: str) -> set[str]:
