@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from django.core.management import call_command
 
 from counters.domain import capacity
