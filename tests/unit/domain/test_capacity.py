@@ -12,8 +12,8 @@ from counters.domain import capacity_figures as figures
 
 
 def test_ten_times_the_views_needs_more_workers_and_ten_times_the_writes():
-    small = capacity.estimate(capacity.Traffic(views_per_day=1_000_000))
-    large = capacity.estimate(capacity.Traffic(views_per_day=10_000_000))
+    small = capacity.estimate(capacity.Traffic(views_per_day=10_000_000))
+    large = capacity.estimate(capacity.Traffic(views_per_day=100_000_000))
     assert large.counting_workers > small.counting_workers
     assert large.write_units_per_month == pytest.approx(10 * small.write_units_per_month)
     assert large.dollars_per_month > small.dollars_per_month
