@@ -42,6 +42,19 @@ need_python() {
   fi
 }
 
+need_checkov() {
+  # checkov pins an older boto3 than the site's, so it gets a venv of its own (tests/deploy/).
+  local stamp=.venv-checkov/.requirements.sha
+  local want
+  want=$(sha256sum requirements-checkov.txt | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    log "Installing checkov in .venv-checkov"
+    python3 -m venv .venv-checkov
+    .venv-checkov/bin/pip install -q --disable-pip-version-check -r requirements-checkov.txt
+    echo "$want" > "$stamp"
+  fi
+}
+
 need_node_packages() {
   local stamp=node_modules/.package-lock.sha
   local want
@@ -84,6 +97,7 @@ need_nginx() {
 
 setup() {
   need_python
+  need_checkov
   need_node_packages
   need_java
 }
