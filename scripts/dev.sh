@@ -97,7 +97,6 @@ need_nginx() {
 
 setup() {
   need_python
-  need_checkov
   need_node_packages
   need_java
 }
@@ -120,6 +119,7 @@ case "${1:-}" in
     need_chromium
     need_redis_server
     need_nginx
+    need_checkov
     "$PY" -m ruff check .
     # Everything else in parallel, then the tests that load the machine on purpose, one at a time, so
     # no parallel test is their background load and none of theirs is another's. Both passes always run.
