@@ -259,7 +259,7 @@ def proxy_count() -> int:
     return value("COUNTERS_PROXY_COUNT")
 
 
-def count_bots_apart() -> bool:
+def count_bots_separately() -> bool:
     """Whether views from bots go to `bot_views` instead of the views and unique visitors."""
     return value("COUNTERS_COUNT_BOTS_APART")
 

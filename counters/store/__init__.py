@@ -34,12 +34,12 @@ def store_lost(process: object) -> None:
 
 def get_store() -> CounterStore:
     """This process's store, built on first use."""
-    return runtime().part("store")
+    return runtime().store
 
 
 def get_presence_store() -> PresenceStore:
     """This process's viewing-now counts store (Redis with channels_redis, else its own memory)."""
-    return runtime().part("presence_store")
+    return runtime().presence_store
 
 
 def reset_store() -> None:
