@@ -1,4 +1,4 @@
-"""This process's state in one object: the store, what is kept per store, and the live objects.
+"""This process's state in one object: the store, what is kept per store, live objects, thread pools.
 
 Built the way Django keeps `caches` and `connections` and Channels keeps `channel_layers`: one
 `Runtime` per process, made lazily. Each part is a typed attribute (parts.py declares them all:
