@@ -38,7 +38,7 @@ def live_fanout():
         from counters.live.fanout import fanout
 
         return fanout
-    return runtime().part("fanout")
+    return runtime().fanout
 
 
 async def hand_out_frames(frames: int, size: int, path: str, pause: float) -> dict:

@@ -259,7 +259,7 @@ def proxy_count() -> int:
     return value("COUNTERS_PROXY_COUNT")
 
 
-def count_bots_apart() -> bool:
+def count_bots_separately() -> bool:
     """Whether views from bots go to `bot_views` instead of the views and unique visitors."""
     return value("COUNTERS_COUNT_BOTS_APART")
 
@@ -327,6 +327,8 @@ def stream_lease_seconds() -> float:
 def watch_poll_seconds() -> float:
     """Seconds between two strongly consistent reads of each watched item whose table has no stream."""
     return max(value("COUNTERS_WATCH_POLL_SECONDS"), 0.1)
+
+
 def site_pages() -> bool:
     """Whether SitePagesMiddleware counts every HTML page the site serves."""
     return value("COUNTERS_SITE_PAGES")

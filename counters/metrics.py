@@ -171,4 +171,4 @@ class Metrics:
 
 def metrics() -> Metrics:
     """This process's instruments."""
-    return runtime().part("metrics")
+    return runtime().metrics

@@ -99,14 +99,9 @@ class HistoryRecorder(BatchedAdds):
             logger.warning("History lost %s view(s) its store could not take before it was replaced", left)
 
 
-def build_history_recorder(process: object) -> HistoryRecorder:
-    """The runtime's recorder, for its store, with days in the site's time zone."""
-    return HistoryRecorder(process.part("store"), zone=process.part("clock").zone)
-
-
 def recorder() -> HistoryRecorder:
     """This process's recorder of views per bucket."""
-    return runtime().part("history")
+    return runtime().history
 
 
 def record(*, name: str, count: int = 1, at: float | None = None) -> None:

@@ -65,14 +65,9 @@ class Settler:
         self.settle()
 
 
-def build_settler(process: object) -> Settler:
-    """The runtime's settler: its store, pushing through its broadcaster."""
-    return Settler(process.part("store"), publish=process.part("broadcaster").publish)
-
-
 def settler() -> Settler:
     """This process's settler of hot counters."""
-    return runtime().part("hot_settler")
+    return runtime().hot_settler
 
 
 def written(*, name: str) -> None:

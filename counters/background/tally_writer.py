@@ -33,11 +33,6 @@ class TallyWriter(BatchedAdds):
     def __init__(self, store: CounterStore, *, interval: float | None = None) -> None:
         super().__init__(store, interval=interval, name="counters-tallies")
 
-    @classmethod
-    def for_runtime(cls, process: object) -> TallyWriter:
-        """The runtime's writer, for its store."""
-        return cls(process.part("store"))
-
     def record(self, day: VisitDay, tallies: list[tuple[str, str]]) -> None:
         """Count one view under each (group, key) of `tallies` on `day`."""
         with self._lock:
@@ -80,4 +75,4 @@ class TallyWriter(BatchedAdds):
 
 def tally_writer() -> TallyWriter:
     """This process's tally writer."""
-    return runtime().part("day_tallies")
+    return runtime().day_tallies

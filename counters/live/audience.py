@@ -122,4 +122,4 @@ def catalog_frames(polls: list[selectors.PollTotals], counters: list[dict], now:
 
 def audience_view() -> AudienceView:
     """This process's view of what audience sockets may receive."""
-    return runtime().part("audience")
+    return runtime().audience

@@ -56,11 +56,6 @@ class Broadcaster:
         self._group_send = send
         self._coalescer = Coalescer(live, self._send, interval=conf.broadcast_interval, what="Live push")
 
-    @classmethod
-    def for_runtime(cls, runtime: object) -> Broadcaster:
-        """The runtime's broadcaster, on its live loop."""
-        return cls(runtime.part("live_loop"))
-
     def publish(self, states: Iterable[CounterState]) -> None:
         """Queue states for the next group message; never blocks, never raises."""
         try:
@@ -101,7 +96,7 @@ class Broadcaster:
 
 def broadcaster() -> Broadcaster:
     """This process's broadcaster."""
-    return runtime().part("broadcaster")
+    return runtime().broadcaster
 
 
 def publish(states: Iterable[CounterState]) -> None:

@@ -57,7 +57,7 @@ def is_view_counter(counters: list[dict], name: str) -> bool:
 
 def today_key() -> str:
     """The key of the site's day now (its TIME_ZONE), as the counters' visitors of today carry it."""
-    clock = runtime().part("clock")
+    clock = runtime().clock
     return visit_day(clock.time(), clock.zone).key
 
 
@@ -75,9 +75,9 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         # Staff sockets get every poll total; others only those their polls show (audience.py).
         self.staff = socket_is_staff(self.scope)
         process = runtime()
-        process.part("live_loop").follow_running()
+        process.live_loop.follow_running()
         # Built before joining, so viewing now hears every change from the first one.
-        self.fanout, self.presence = process.part("fanout"), process.part("presence")
+        self.fanout, self.presence = process.fanout, process.presence
         try:
             page = page_asked(self.scope)
         except InvalidInput as exc:
@@ -113,7 +113,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
 
     def _admitted(self, process) -> bool:
         """Count this socket against its address's and browser's limits; False (logged) if over either."""
-        owner, limits = owner_of(self.scope), process.part("socket_limits")
+        owner, limits = owner_of(self.scope), process.socket_limits
         if not limits.admit(owner):
             refusals.info("Refused a live socket: its address or browser holds too many open already")
             return False
@@ -125,7 +125,7 @@ class DashboardConsumer(AsyncJsonWebsocketConsumer):
         try:
             # Joined before the read, so no update between the read and the join is lost.
             await self.fanout.join(self)
-            return await process.part("snapshots").get()
+            return await process.snapshots.get()
         except RelayUnavailable as exc:
             # The fan-out said so once for the whole outage; the page reconnects with backoff.
             logger.debug("A dashboard client could not join the live push: %s", exc)

@@ -97,11 +97,6 @@ class LocalFanout:
         }
         live.when_bound(self._restart)
 
-    @classmethod
-    def for_runtime(cls, runtime: object) -> LocalFanout:
-        """The runtime's fan-out, on its live loop."""
-        return cls(runtime.part("live_loop"))
-
     def __len__(self) -> int:
         return len(self._sockets)
 
@@ -276,4 +271,4 @@ async def close_sockets(sockets: list[LiveSocket], code: int) -> None:
 
 def fanout() -> LocalFanout:
     """This process's fan-out."""
-    return runtime().part("fanout")
+    return runtime().fanout

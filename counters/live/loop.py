@@ -198,7 +198,7 @@ class Throttle:
 
 def live_loop() -> LiveLoop:
     """This process's live loop."""
-    return runtime().part("live_loop")
+    return runtime().live_loop
 
 
 class BoundLoopMiddleware:

@@ -71,13 +71,6 @@ class Presence:
         # The relay passes this group message on to us; nothing here runs until a socket connects.
         fanout.listen(PRESENCE_EVENT, self.changed_elsewhere)
 
-    @classmethod
-    def for_runtime(cls, runtime: object) -> Presence:
-        """The runtime's viewing-now counts, on its live loop, fan-out and presence store."""
-        return cls(
-            runtime.part("live_loop"), fanout=runtime.part("fanout"), store=runtime.part("presence_store")
-        )
-
     def viewing(self) -> Counts:
         """The sums this process last read (call on the loop: it starts following them)."""
         self._start()
@@ -175,4 +168,4 @@ class Presence:
 
 def presence() -> Presence:
     """This process's viewing-now counts."""
-    return runtime().part("presence")
+    return runtime().presence

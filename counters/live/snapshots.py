@@ -37,11 +37,6 @@ class SnapshotReader:
         live.when_bound(self._restart)
         self._restart()
 
-    @classmethod
-    def for_runtime(cls, runtime: object) -> SnapshotReader:
-        """The runtime's snapshot reader, on its live loop."""
-        return cls(runtime.part("live_loop"))
-
     def _restart(self) -> None:
         """Forget the reads of a loop that is gone."""
         self._next: asyncio.Future | None = None

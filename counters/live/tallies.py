@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 def read_visitors(names: list[str]) -> tuple[str, dict[str, int]]:
     """Today's key and the unique visitors of each of `names` today (0 for none)."""
-    clock = runtime().part("clock")
+    clock = runtime().clock
     day = visit_day(clock.time(), clock.zone)
     found = get_store().visitors_on(names, day=day)
     return day.key, {name: found.get(name, 0) for name in names}
@@ -93,11 +93,6 @@ class TallyPush:
         self._risen: set[str] = set()
         self._bots: dict[str, int] = {}
         self._throttle = live.throttle(self._push, interval=conf.broadcast_interval, what="Tally push")
-
-    @classmethod
-    def for_runtime(cls, runtime: object) -> TallyPush:
-        """The runtime's tally push, on its live loop."""
-        return cls(runtime.part("live_loop"))
 
     def visitors_rose(self, names: Iterable[str]) -> None:
         """Unique visitors of these names rose (from any thread; never blocks or raises)."""
@@ -160,7 +155,7 @@ class TallyRelay:
 
 def tally_push() -> TallyPush:
     """This process's tally push."""
-    return runtime().part("tallies")
+    return runtime().tallies
 
 
 def publish_visitors(names: Iterable[str]) -> None:

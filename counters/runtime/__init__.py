@@ -1,11 +1,13 @@
-"""This process's state in one object: the store, what is kept per store, and the live objects.
+"""This process's state in one object: the store, what is kept per store, live objects, thread pools.
 
 Built the way Django keeps `caches` and `connections` and Channels keeps `channel_layers`: one
-`Runtime` per process, made lazily. Each part (parts.py names them all) is built on first use by a
-factory found by its dotted path, so this package imports no layer above it, and the factory asks
-the runtime for its collaborators. A part built from another, or from a setting, is dropped with it:
-one `setting_changed` receiver drops what a changed setting shaped, and only that. Tests build a
-runtime with what they need (`Runtime(given={...})`) and install it with `use_runtime`.
+`Runtime` per process, made lazily. Each part is a typed attribute (parts.py declares them all:
+`runtime().store`, `runtime().broadcaster`), built on first use by a factory found by its dotted
+path, so this package imports no layer above it; the factories that tie parts together live in
+counters/wiring.py and take their collaborators from the runtime. A part built from another, or from
+a setting, is dropped with it: one `setting_changed` receiver drops what a changed setting shaped,
+and only that. Tests build a runtime with what they need (`Runtime(given={...})`, or `give()`) and
+install it with `use_runtime`.
 """
 
 from __future__ import annotations
@@ -20,26 +22,28 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
-from counters.runtime.parts import PARTS, Part
+from counters.runtime.parts import Part, Parts, parts_of
 
 __all__ = ["Runtime", "reset_runtime", "runtime", "use_runtime"]
 
 logger = logging.getLogger(__name__)
 
 
-class Runtime:
+class Runtime(Parts):
     """The parts of one process, each built once on first use and closed with what it was built from."""
 
-    def __init__(self, *, given: Mapping[str, Any] | None = None, parts: Mapping[str, Part] = PARTS) -> None:
-        self._specs = dict(parts)
+    def __init__(self, *, given: Mapping[str, Any] | None = None) -> None:
+        self._specs: dict[str, Part[Any]] = parts_of(type(self))
+        for name in given or {}:
+            self._spec(name)
         self._given = dict(given or {})  # parts handed in as they are (tests); never closed here
         self._built: dict[str, Any] = dict(self._given)  # in build order, which closing reverses
         self._users: dict[str, set[str]] = {}  # part -> the parts built with it
         self._lock = threading.RLock()
         self._building = threading.local()
 
-    def part(self, name: str) -> Any:
-        """The part called `name`, built now if this is its first use."""
+    def _get(self, name: str) -> Any:
+        """The part called `name`, built now if this is its first use (its attribute's way in)."""
         stack = self._stack()
         if stack:  # asked for by a factory running on this thread (under the lock): remember the tie
             self._users.setdefault(name, set()).add(stack[-1])
@@ -53,6 +57,7 @@ class Runtime:
 
     def give(self, name: str, part: Any) -> Any:
         """Use `part` as `name` from now on (a test's stand-in), dropping what was built before; return it."""
+        self._spec(name)
         self._given.pop(name, None)
         self.drop(name)
         with self._lock:
@@ -74,7 +79,7 @@ class Runtime:
             for part in doomed:
                 self._users.pop(part, None)
         for part, made in dropped:
-            close_part(part, made)
+            close_quietly(part, made)
 
     def settings_changed(self, setting: str) -> None:
         """Drop the parts a setting shapes (and those built with them)."""
@@ -92,10 +97,14 @@ class Runtime:
         """Every part built so far."""
         return iter(list(self._built.values()))
 
-    def _build(self, name: str, stack: list[str]) -> Any:
+    def _spec(self, name: str) -> Part[Any]:
         spec = self._specs.get(name)
         if spec is None:
             raise LookupError(f"No part of the runtime is called {name!r}.")
+        return spec
+
+    def _build(self, name: str, stack: list[str]) -> Any:
+        spec = self._spec(name)
         for needed in spec.needs:
             self._users.setdefault(needed, set()).add(name)
         stack.append(name)
@@ -132,7 +141,7 @@ def resolve(path: str) -> Any:
         return getattr(resolve(owner), name)
 
 
-def close_part(name: str, part: Any) -> None:
+def close_quietly(name: str, part: Any) -> None:
     """Close one part if it can be closed; a failure is logged, never raised into a reset."""
     close = getattr(part, "close", None)
     if close is None:

@@ -38,7 +38,7 @@ def with_visitors_today(states: list[CounterState], *, now: float | None = None)
     pages = [state.name for state in states if state.kind == "views"]
     if not pages:
         return states
-    clock = runtime().part("clock")
+    clock = runtime().clock
     day = visit_day(clock.time() if now is None else now, clock.zone)
     counts = get_store().visitors_on(pages, day=day)
     return [

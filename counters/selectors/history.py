@@ -79,7 +79,7 @@ def counter_history(
     store = get_store()
     if not site and not known:
         store.get(name)  # unknown counters are a 404, not an empty chart
-    clock = runtime().part("clock")
+    clock = runtime().clock
     now = clock.time() if now is None else now
     if each.by_day:
         days = days_up_to(now, clock.zone, count=chosen.seconds // each.seconds)

@@ -107,7 +107,7 @@ class Overview:
 def minute_counts(name: str, *, first_minute: int) -> tuple[int, ...]:
     """Views of `name` in each of the sixty minutes from `first_minute`, written or tallied here."""
     keys = [MINUTE.key(first_minute + i * MINUTE.seconds) for i in range(HOUR_MINUTES)]
-    waiting = runtime().part("history").tallied_buckets(name, first=keys[0], last=keys[-1])
+    waiting = runtime().history.tallied_buckets(name, first=keys[0], last=keys[-1])
     written = get_store().read_buckets(name, first=keys[0], last=keys[-1])
     return tuple(written.get(key, 0) + waiting.get(key, 0) for key in keys)
 
@@ -120,7 +120,7 @@ def first_minute_of_hour(now: float) -> int:
 def page_traffic(*, state: CounterState, now: float, today: Day) -> PageTraffic:
     """One page's views today (its day bucket) and in the last hour (minute buckets), tallies included."""
     today_key = VIEW_DAYS.key(today)
-    history = runtime().part("history")
+    history = runtime().history
     # No flush between reading the tallies and the buckets: a view taken from the tally and not yet
     # written would be in neither, one written meanwhile in both.
     with history.steady():
@@ -137,7 +137,7 @@ def page_traffic(*, state: CounterState, now: float, today: Day) -> PageTraffic:
 
 def overview(*, counters: list[CounterState], polls: list[PollTotals], now: float | None = None) -> Overview:
     """Headline numbers over the counters and polls a page already read, busiest page first."""
-    clock = runtime().part("clock")
+    clock = runtime().clock
     now = clock.time() if now is None else now
     today = clock.today(now)
     views = [state for state in counters if state.kind == "views"]

@@ -96,7 +96,7 @@ class PollTotals:
 
 def now_utc() -> datetime:
     """The time now from the runtime's clock (a test may hold it still)."""
-    return datetime.fromtimestamp(runtime().part("clock").time(), UTC)
+    return datetime.fromtimestamp(runtime().clock.time(), UTC)
 
 
 def option_counters(poll: PollDefinition) -> list[str]:

@@ -62,7 +62,7 @@ def day_keys(*, days: int, now: float | None = None) -> list[str]:
     """Keys of the last `days` days (1 to 90), today last; InvalidInput outside that range."""
     if not 1 <= days <= MAX_DAYS:
         raise InvalidInput(f"days is a whole number from 1 to {MAX_DAYS}.")
-    clock = runtime().part("clock")
+    clock = runtime().clock
     now = clock.time() if now is None else now
     return [VisitDay(day).key for day in days_up_to(now, clock.zone, count=days)]
 
@@ -97,7 +97,7 @@ def site_summary(*, now: float | None = None) -> SiteSummary:
     sources = tuple(
         Ranked(source, views) for source, views in ranked(tally_rows(sources_group(SITE), days=days))
     )
-    clock = runtime().part("clock")
+    clock = runtime().clock
     day = visit_day(clock.time() if now is None else now, clock.zone)
     visitors = get_store().visitors_on([SITE], day=day).get(SITE, 0)
     return SiteSummary(day=days[-1], visitors_today=visitors, top_pages=pages, top_sources=sources)

@@ -25,7 +25,7 @@ def sparklines(
         raise InvalidInput(
             "Sparklines are of pages; read a poll option's history at /api/counters/<name>/history."
         )
-    now = runtime().part("clock").time() if now is None else now
+    now = runtime().clock.time() if now is None else now
     return {
         "views": [
             counter_history(name=name, window="1h", step="1m", now=now, known=True) for name in unique(views)

@@ -27,7 +27,7 @@ def view_record(
     the day's tallies of pages and of `source` (a referrer's domain or `utm:<label>`; site_tallies.py).
     """
     validate_slug(slug, what="page slug")
-    if client is not None and conf.count_bots_apart() and is_bot(client.user_agent):
+    if client is not None and conf.count_bots_separately() and is_bot(client.user_agent):
         # Value and version stay: no history, no push of the total; only the bot tally moves.
         state = get_store().add_bot_view(slug)
         metrics().bot_views_counted.inc()

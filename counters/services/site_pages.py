@@ -71,13 +71,13 @@ class SitePages:
         self._logged_at = 0.0
 
     @classmethod
-    def for_runtime(cls, process: object) -> SitePages:
-        """Rules from the settings, with the admin, static files and the API never counted."""
+    def from_settings(cls, store: CounterStore) -> SitePages:
+        """Pages of `store` under the settings' rules; the admin, static files and the API never counted."""
         rules = PageRules.from_patterns(
             include=conf.site_include(), exclude=conf.site_exclude(), never=never_prefixes()
         )
         return cls(
-            process.part("store"),
+            store,
             rules=rules,
             cap=conf.site_max_pages(),
             max_path=conf.site_max_path(),
@@ -145,7 +145,7 @@ def route_path(route: str, *args: str) -> str:
 
 def site_pages() -> SitePages:
     """This process's whole-site rules."""
-    return runtime().part("site_pages")
+    return runtime().site_pages
 
 
 def site_view_record(
@@ -155,7 +155,7 @@ def site_view_record(
     try:
         return view_record(slug=page.name, client=client, at=at, source=source)
     except UnknownCounter:
-        if conf.count_bots_apart() and is_bot(client.user_agent):
+        if conf.count_bots_separately() and is_bot(client.user_agent):
             return None  # a crawler never creates a page
     site_pages().create(page, title=title)
     return view_record(slug=page.name, client=client, at=at, source=source)

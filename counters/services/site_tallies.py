@@ -25,4 +25,4 @@ def site_tally(*, name: str, source: str | None, at: float | None = None) -> Non
     tallies = [(PAGES_GROUP, name)]
     if source is not None:
         tallies += [(sources_group(name), source), (sources_group(SITE), source)]
-    tally_writer().record(visit_day(time.time() if at is None else at, runtime().part("clock").zone), tallies)
+    tally_writer().record(visit_day(time.time() if at is None else at, runtime().clock.zone), tallies)

@@ -78,11 +78,6 @@ class VisitorBook:
         self._salt: tuple[str, bytes] | None = None  # the day's key and its salt
         self.seen = SeenCache(cache_size)
 
-    @classmethod
-    def for_runtime(cls, process: object) -> VisitorBook:
-        """The runtime's book, for its store, counting days in the site's time zone."""
-        return cls(process.part("store"), zone=process.part("clock").zone)
-
     def salt(self, day: VisitDay) -> bytes:
         """The day's salt, from the store on this process's first view of the day (older salts deleted)."""
         store = self._store
@@ -152,7 +147,7 @@ class VisitorBook:
 
 def visitor_book() -> VisitorBook:
     """This process's book of its store's visitors."""
-    return runtime().part("visitors")
+    return runtime().visitors
 
 
 def visitor_record(*, name: str, client: Client, at: float | None = None) -> bool | None:

@@ -45,4 +45,4 @@ class VoteGate:
 
 def vote_slot():
     """Hold one of this process's vote slots while a vote talks to the store."""
-    return runtime().part("vote_gate").slot()
+    return runtime().vote_gate.slot()

@@ -49,4 +49,4 @@ class KnownOptions:
 
 def vote_option_check(*, poll_id: str, option: str) -> None:
     """Refuse a vote for an option the poll lacks (InvalidInput) or for an unknown poll (UnknownCounter)."""
-    runtime().part("known_options").check(poll_id, option)
+    runtime().known_options.check(poll_id, option)

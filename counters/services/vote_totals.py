@@ -106,4 +106,4 @@ class KnownTotals:
 
 def known_totals() -> KnownTotals:
     """The poll totals this process knows of its store."""
-    return runtime().part("known_totals")
+    return runtime().known_totals

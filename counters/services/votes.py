@@ -156,7 +156,7 @@ def _read_totals(store, poll: PollDefinition) -> dict[str, CounterState]:
     return {state.name: state for state in states}
 
 
-def _read_polls(poll_ids: list[str]) -> list[CounterState]:
+def read_polls(poll_ids: list[str]) -> list[CounterState]:
     """The read-back of polls that took votes: their option totals in one read, kept as known."""
     store = get_store()
     known = known_totals()
@@ -168,14 +168,9 @@ def _read_polls(poll_ids: list[str]) -> list[CounterState]:
     return states
 
 
-def build_vote_read_back(process: object) -> ReadBack:
-    """The push of the totals votes moved: read after the vote, once per interval for every poll voted on."""
-    return ReadBack(process.part("live_loop"), read=_read_polls, publish=process.part("broadcaster").publish)
-
-
 def vote_read_back() -> ReadBack:
     """This process's read-back of polls that took votes."""
-    return runtime().part("vote_read_back")
+    return runtime().vote_read_back
 
 
 def vote_body(

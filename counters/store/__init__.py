@@ -9,14 +9,14 @@ from __future__ import annotations
 from django.utils.module_loading import import_string
 
 from counters import conf
-from counters.runtime import runtime
+from counters.runtime import Runtime, runtime
 from counters.store.base import CounterStore, StoreHooks
 from counters.store.presence import PresenceStore
 
 __all__ = ["CounterStore", "StoreHooks", "build_store", "get_presence_store", "get_store", "reset_store"]
 
 
-def build_store(process: object = None, *, hooks: StoreHooks = StoreHooks()) -> CounterStore:  # noqa: B008
+def build_store(process: Runtime | None = None, *, hooks: StoreHooks = StoreHooks()) -> CounterStore:  # noqa: B008
     """Build the store named by COUNTERS_STORE_BACKEND (no I/O beyond connecting); `process`: a runtime."""
     backend = import_string(conf.store_backend())
     if process is not None:
@@ -24,7 +24,7 @@ def build_store(process: object = None, *, hooks: StoreHooks = StoreHooks()) -> 
     return backend.from_settings(hooks=hooks)
 
 
-def store_lost(process: object) -> None:
+def store_lost(process: Runtime) -> None:
     """Tell the runtime's parts that listen (live pages) that the store is gone."""
     for part in process.each_built():
         listener = getattr(part, "store_lost", None)
@@ -34,12 +34,12 @@ def store_lost(process: object) -> None:
 
 def get_store() -> CounterStore:
     """This process's store, built on first use."""
-    return runtime().part("store")
+    return runtime().store
 
 
 def get_presence_store() -> PresenceStore:
     """This process's viewing-now counts store (Redis with channels_redis, else its own memory)."""
-    return runtime().part("presence_store")
+    return runtime().presence_store
 
 
 def reset_store() -> None:

@@ -13,12 +13,15 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 
 from counters import conf
+from counters.domain.values import CounterState
 from counters.metrics import metrics
 from counters.runtime import runtime
+from counters.store.base import CounterStore
 from counters.store.capabilities import STREAMS, StreamReaders, StreamWiring
-from counters.streams.changes import OutsideChanges
+from counters.streams.changes import OutsideChanges, Publish
 
 logger = logging.getLogger(__name__)
 
@@ -31,9 +34,10 @@ def owner_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
-def build_reader(process: object) -> StreamReaders | None:
-    """The readers of the runtime store's streams, publishing through its broadcaster (None: no stream)."""
-    store = process.part("store")
+def build_reader(
+    store: CounterStore, *, publish_updates: Publish, publish_states: Callable[[list[CounterState]], None]
+) -> StreamReaders | None:
+    """The readers of the store's streams, publishing what changed (None: the store has no stream)."""
     if STREAMS not in store.capabilities:
         # The in-memory store: nothing else writes it, so there is nothing to read and nothing to say.
         logger.debug("The counter store %s has no stream to read", type(store).__name__)
@@ -46,14 +50,13 @@ def build_reader(process: object) -> StreamReaders | None:
         else:
             found.stream_changes.labels(result).inc(value)
 
-    broadcaster = process.part("broadcaster")
     return store.stream_readers(
         StreamWiring(
             owner=owner_name(),
             lease_seconds=conf.stream_lease_seconds(),
             poll_seconds=conf.watch_poll_seconds(),
-            on_changes=OutsideChanges(publish=broadcaster.publish_updates, read=store.get, observe=observe),
-            publish_states=broadcaster.publish,
+            on_changes=OutsideChanges(publish=publish_updates, read=store.get, observe=observe),
+            publish_states=publish_states,
             observe=observe,
         )
     )
@@ -68,11 +71,6 @@ class StreamWorker:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-
-    @classmethod
-    def for_runtime(cls, process: object) -> StreamWorker:
-        """The runtime's stream worker (not started)."""
-        return cls(build_reader(process), poll_seconds=conf.stream_poll_seconds())
 
     def ensure_started(self) -> None:
         """Start the thread unless it runs already (or there is nothing to read)."""
@@ -114,7 +112,7 @@ class StreamWorker:
 
 def stream_worker() -> StreamWorker:
     """This process's stream worker."""
-    return runtime().part("stream_reader")
+    return runtime().stream_reader
 
 
 def start_in_worker() -> None:

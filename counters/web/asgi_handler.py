@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import django
@@ -13,7 +12,7 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
-from counters import conf
+from counters.runtime.pools import RuntimePool, ThreadPool
 from counters.web.daphne_forms import leave_forms_to_django
 
 
@@ -32,9 +31,13 @@ class OneHopASGIHandler(ASGIHandler):
     def __init__(self, *, threads: int | None = None) -> None:
         super(ASGIHandler, self).__init__()
         self.load_middleware(is_async=False)
-        # One thread per request in flight, as many as the store has connections for them (the store
-        # call is what a request thread waits on); more requests than that queue for a thread.
-        self.threads = ThreadPoolExecutor(threads or conf.dynamodb_max_pool(), thread_name_prefix="request")
+        # One thread per request in flight, in the runtime's pool (as many as the store has connections,
+        # closed with the runtime) unless `threads` sizes one; more requests than that queue for a thread.
+        self.threads = (
+            ThreadPool(threads, thread_name_prefix="request")
+            if threads
+            else RuntimePool(lambda process: process.request_threads)
+        )
         self._serve_in_thread = sync_to_async(self.serve, thread_sensitive=False, executor=self.threads)
         self._close_in_thread = sync_to_async(self.close, thread_sensitive=False, executor=self.threads)
 

@@ -48,7 +48,7 @@ def pages_csv(request: HttpRequest) -> HttpResponse:
     """`GET /api/pages.csv`: the dashboard's pages table, busiest first; "today" is the site's day."""
     query_params(request)
     pages = selectors.overview(counters=selectors.counter_list(), polls=[]).pages
-    today = runtime().part("clock").today()
+    today = runtime().clock.today()
     return csv_response(
         f"pages-{today.date.isoformat()}.csv",
         PAGE_COLUMNS,

@@ -137,15 +137,15 @@ class VoteLimiter:
 
 def limiter_is_local() -> bool:
     """Whether the limiter every worker shares is this process's own (no Redis): a check does no I/O."""
-    limiters = runtime().part("vote_limiter")
+    limiters = runtime().vote_limiter
     return limiters.shared is limiters.local
 
 
 def shared_limiter() -> FixedWindowRateLimiter:
     """The limiter every worker shares (this process's own without Redis)."""
-    return runtime().part("vote_limiter").shared
+    return runtime().vote_limiter.shared
 
 
 def local_limiter() -> FixedWindowRateLimiter:
     """This process's own limiter."""
-    return runtime().part("vote_limiter").local
+    return runtime().vote_limiter.local

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,6 +27,7 @@ from counters.domain.page_rules import clean_title
 from counters.domain.sources import source_of
 from counters.domain.visitors import Client
 from counters.exceptions import CounterError, InvalidInput, TooLarge, UnknownCounter
+from counters.runtime.pools import RuntimePool, ThreadPool
 from counters.services.site_pages import Page, page_views_add, site_pages, site_view_record
 from counters.services.site_tallies import site_tally
 from counters.services.visitors import visitor_book
@@ -56,8 +56,12 @@ class SiteBeacon:
     def __init__(self, app: Any, *, path: str = BEACON_PATH, threads: int | None = None) -> None:
         self.app = app
         self.path = path
-        # The store's calls block (boto3): in threads, as many as the store has connections.
-        self.threads = ThreadPoolExecutor(threads or conf.dynamodb_max_pool(), thread_name_prefix="beacon")
+        # The store's calls block (boto3): in the runtime's threads, as many as the store has connections.
+        self.threads = (
+            ThreadPool(threads, thread_name_prefix="beacon")
+            if threads
+            else RuntimePool(lambda process: process.beacon_threads)
+        )
         # Beacons of a page this process counted before share one write per batch (beacon_batches.py).
         self.batches = LoopBatches(page_views_add, self.threads)
         self.known_pages: set[str] = set()
@@ -109,7 +113,7 @@ class SiteBeacon:
 
     def known(self, name: str, client: Client) -> bool:
         """A person's view of a page counted here before, by a visitor known today: only a write to make."""
-        if name not in self.known_pages or (conf.count_bots_apart() and is_bot(client.user_agent)):
+        if name not in self.known_pages or (conf.count_bots_separately() and is_bot(client.user_agent)):
             return False
         return visitor_book().known(name=name, client=client)
 

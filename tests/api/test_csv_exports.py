@@ -98,7 +98,7 @@ def test_the_pages_csv_is_the_dashboards_pages_table(views, fixed_clock, process
     services.view_record(slug="welcome", client=bot)
     # The table counts this process's views not yet in the history; the history JSON, read below to
     # compare, counts what is written: write them first so both see the same views.
-    process_runtime.part("history").flush()
+    process_runtime.history.flush()
     browser = DjangoClient()
     response = browser.get("/api/pages.csv")
     table = rows(response)

@@ -254,6 +254,6 @@ def test_memory_windows_hold_no_address_and_keep_addresses_apart(rf, settings, p
     with pytest.raises(RateLimited):
         check_vote_rate(rf.post(VOTE, REMOTE_ADDR=ADDRESS), "anon:two")
 
-    windows = process_runtime.part("vote_limiter").local.storage.storage
+    windows = process_runtime.vote_limiter.local.storage.storage
     assert len(windows) == 2
     assert not [key for key in windows if ADDRESS in key or "198.51.100.9" in key]

@@ -17,7 +17,6 @@ from counters.services.watched import counter_watch
 from counters.store.capabilities import STREAMS, WATCHED, MissingCapability, StreamWiring
 from counters.store.dynamodb.backend import DynamoCounterStore
 from counters.streams.status import stream_status
-from counters.streams.worker import StreamWorker
 
 PACKAGE = Path(counters.__file__).parent
 # What talks to DynamoDB: the SDK, and the DynamoDB store's own modules.
@@ -61,7 +60,7 @@ def test_the_callers_ask_the_declaration_so_the_memory_store_is_told_apart_witho
     with pytest.raises(InvalidInput, match="Watched counters need the DynamoDB store"):
         counter_watch(name="signups", table="other", key={"pk": {"S": "a"}}, attribute="n")
     assert stream_status() is None, "the admin shows no stream"
-    assert StreamWorker.for_runtime(runtime()).reader is None, "no reader thread to start"
+    assert runtime().stream_reader.reader is None, "no reader thread to start"
     call_command("counters_watch", "list", stdout=(listed := io.StringIO()))
     assert listed.getvalue() == ""
 
