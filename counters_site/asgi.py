@@ -2,7 +2,7 @@
 
 import os
 
-from counters.web.asgi_handler import get_asgi_application
+from counters.web.asgi.asgi_handler import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "counters_site.settings")
 
@@ -16,11 +16,11 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from counters.live.loop import BoundLoopMiddleware  # noqa: E402
 from counters.routing import websocket_urlpatterns  # noqa: E402
 from counters.streams.worker import StreamReaderMiddleware  # noqa: E402
-from counters.web.site_beacon import SiteBeacon  # noqa: E402
+from counters.web.asgi.site_beacon import SiteBeacon  # noqa: E402
 
 # The outer middleware binds the server's event loop for the live push (counters/live/loop.py); the
 # next starts this worker's reader of the table's stream unless COUNTERS_STREAM_READER is `off`; the
-# site beacon (`POST /api/hit`, site.js) is answered before Django (counters/web/site_beacon.py).
+# site beacon (`POST /api/hit`, site.js) is answered before Django (counters/web/asgi/site_beacon.py).
 application = BoundLoopMiddleware(
     StreamReaderMiddleware(
         ProtocolTypeRouter(

@@ -65,7 +65,7 @@ PARTS: dict[str, Part] = {
         settings=frozenset({"COUNTERS_VOTE_CONCURRENCY", "COUNTERS_VOTE_QUEUE_SECONDS"}),
     ),
     "vote_limiter": Part(
-        "counters.web.ratelimit.VoteLimiter.from_settings",
+        "counters.web.http.ratelimit.VoteLimiter.from_settings",
         settings=frozenset({"CACHES", "COUNTERS_VOTE_RATE", "COUNTERS_VOTER_RATE"}),
     ),
     # Viewing-now counts per worker: Redis when the channel layer is channels_redis.
