@@ -16,6 +16,8 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Generic, TypeVar
 
+from counters.runtime.off_loop import in_thread
+
 Result = TypeVar("Result")
 
 
@@ -40,7 +42,7 @@ class LoopBatches(Generic[Result]):
         """Start the write carrying every request gathered for `name`."""
         batch = self._gathering.pop(name)
         self._in_flight.add(name)
-        write = asyncio.get_running_loop().run_in_executor(self._threads, self._write, name, len(batch))
+        write = in_thread(self._write, name, len(batch), threads=self._threads)
         write.add_done_callback(functools.partial(self._done, name, batch))
 
     def _done(self, name: str, batch: list[asyncio.Future[Result]], write: asyncio.Future[Result]) -> None:

@@ -13,7 +13,6 @@ docs/whole-site.md.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +27,7 @@ from counters.domain.page_rules import clean_title
 from counters.domain.sources import source_of
 from counters.domain.visitors import Client
 from counters.exceptions import CounterError, InvalidInput, TooLarge, UnknownCounter
+from counters.runtime.off_loop import in_thread
 from counters.services.site_pages import Page, page_views_add, site_pages, site_view_record
 from counters.services.site_tallies import site_tally
 from counters.services.visitors import visitor_book
@@ -85,12 +85,11 @@ class SiteBeacon:
 
     async def count(self, client: Client, hit: Hit) -> None:
         """Rate-limit and count one beacon: on the loop when nothing but the page's write needs I/O."""
-        loop = asyncio.get_running_loop()
         limit = functools.partial(check_rate, conf.beacon_rate(), address=client.address, scope=RATE_SCOPE)
         if limiter_is_local():
             limit(what="beacons")
         else:  # Redis: a round trip, off the loop
-            await loop.run_in_executor(self.threads, functools.partial(limit, what="beacons"))
+            await in_thread(limit, what="beacons", threads=self.threads)
         if hit.page is None:
             return  # a path the rules leave out: answered, not counted
         if self.known(hit.page.name, client):
@@ -104,7 +103,7 @@ class SiteBeacon:
         view = functools.partial(
             site_view_record, page=hit.page, title=hit.title, source=hit.source, client=client
         )
-        if await loop.run_in_executor(self.threads, view) is not None:
+        if await in_thread(view, threads=self.threads) is not None:
             self.known_pages.add(hit.page.name)
 
     def known(self, name: str, client: Client) -> bool:

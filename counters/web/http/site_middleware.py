@@ -67,4 +67,3 @@ def count_page(request: HttpRequest, response: HttpResponse) -> None:
     except CounterError as exc:
         # Refused at the cap (logged there), or the store is unavailable: the page renders uncounted.
         logger.info("A view of %s was not counted: %s", page.path[:200], exc.detail)
-
