@@ -1,4 +1,4 @@
-"""`{% load counters_site %}{% site_panel %}`: the whole site on a page (docs/whole-site.md)."""
+"""`{% load whole_site %}{% site_panel %}`: the whole site on a page (docs/whole-site.md)."""
 
 from __future__ import annotations
 
