@@ -38,8 +38,8 @@ from counters.store.dynamodb.clients import build_clients, resolve_connection
 from counters.store.dynamodb.counter_writes import IncrementWriter
 from counters.store.dynamodb.outage import error_code
 from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.streams.every_stream import EveryStream
 from counters.store.dynamodb.streams.lease import lease_status
-from counters.store.dynamodb.streams.site import SiteStreams
 from counters.store.dynamodb.table import Table
 from counters.store.dynamodb.vote_memory import VoteMemory
 from counters.store.dynamodb.watched import DynamoWatchedTables
@@ -120,10 +120,10 @@ class DynamoCounterStore(CounterStore):
         """Watched tables always; the table's stream when the store has a client to read it."""
         return frozenset({WATCHED, STREAMS} if self.streams is not None else {WATCHED})
 
-    def stream_readers(self, wiring: StreamWiring) -> SiteStreams:
-        """Our table's stream, the watched tables' streams and the poll of the rest (streams/site.py)."""
+    def stream_readers(self, wiring: StreamWiring) -> EveryStream:
+        """Our table's stream, watched tables' streams and the poll of the rest (streams/every_stream.py)."""
         self.require(STREAMS)
-        return SiteStreams(self.gateway, self.streams, wiring)
+        return EveryStream(self.gateway, self.streams, wiring)
 
     def stream_status(self) -> dict | None:
         """The lease item of our table's stream, read strongly consistently (streams/lease.py)."""

@@ -28,7 +28,7 @@ def own_changes(on_changes: OnChanges) -> Callable[[list[dict[str, Any]]], None]
     return lambda batch: on_changes(*records.changes_of(batch))
 
 
-class SiteStreams:
+class EveryStream:
     """Our table's reader, a reader per watched table with a stream, and the poller of the rest."""
 
     batch_limit = BATCH_LIMIT
