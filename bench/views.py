@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from counters.domain.values import CounterState
-from counters.web import pages
+from counters.web.views import pages
 
 
 @ensure_csrf_cookie

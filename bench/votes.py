@@ -36,7 +36,7 @@ VOTERS, CLICKS, THREADS = 100, 4, 32
 def run(store, services, *, keyed: bool, label: str) -> float:
     """One round on a fresh poll; print throughput, round trips, outcomes and transaction attempts."""
     from counters.exceptions import CounterError
-    from counters.web.errors import answer_for
+    from counters.web.http.errors import answer_for
     from tests.support.round_trips import round_trips
 
     poll = f"bench-{uuid.uuid4().hex[:6]}"

@@ -1,4 +1,4 @@
-"""The project's own errors; counters/web/errors.py maps each to its HTTP answer."""
+"""The project's own errors; counters/web/http/errors.py maps each to its HTTP answer."""
 
 from __future__ import annotations
 

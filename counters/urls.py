@@ -4,8 +4,19 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from counters.domain.names import DASHBOARD_COUNTER
-from counters.web import api, badges, csv_api, health, pages, poll_api, rooms, site_api, site_page, vote_api
-from counters.web.methods import allow_safe
+from counters.web.http.methods import allow_safe
+from counters.web.views import (
+    api,
+    badges,
+    csv_api,
+    health,
+    pages,
+    poll_api,
+    rooms,
+    site_api,
+    site_page,
+    vote_api,
+)
 
 app_name = "counters"
 TO_DASHBOARD = allow_safe(RedirectView.as_view(pattern_name="counters:dashboard"))

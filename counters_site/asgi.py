@@ -2,7 +2,7 @@
 
 import os
 
-from counters.web.asgi_handler import get_asgi_application
+from counters.web.asgi.asgi_handler import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "counters_site.settings")
 
@@ -10,24 +10,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "counters_site.settings")
 # middleware and view in one thread hop (see the module).
 django_asgi_app = get_asgi_application()
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from counters.asgi import application_for  # noqa: E402
 
-from counters.live.loop import BoundLoopMiddleware  # noqa: E402
-from counters.routing import websocket_urlpatterns  # noqa: E402
-from counters.streams.worker import StreamReaderMiddleware  # noqa: E402
-from counters.web.site_beacon import SiteBeacon  # noqa: E402
-
-# The outer middleware binds the server's event loop for the live push (counters/live/loop.py); the
-# next starts this worker's reader of the table's stream unless COUNTERS_STREAM_READER is `off`; the
-# site beacon (`POST /api/hit`, site.js) is answered before Django (counters/web/site_beacon.py).
-application = BoundLoopMiddleware(
-    StreamReaderMiddleware(
-        ProtocolTypeRouter(
-            {
-                "http": SiteBeacon(django_asgi_app),
-                "websocket": AllowedHostsOriginValidator(URLRouter(websocket_urlpatterns)),
-            }
-        )
-    )
-)
+# Websockets, the site beacon, the stream reader and the live loop around Django (counters/asgi.py).
+application = application_for(django_asgi_app)

@@ -45,18 +45,18 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First, so every answer (the other middleware's refusals too) is counted in /metrics.
-    "counters.web.request_metrics.RequestMetricsMiddleware",
+    "counters.web.http.request_metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "counters.web.content_policy.WebsocketHostCSPMiddleware",
+    "counters.web.http.content_policy.WebsocketHostCSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "counters.web.middleware.MalformedBodyMiddleware",
+    "counters.web.http.middleware.MalformedBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "counters.web.voters.VoterMiddleware",
+    "counters.web.http.voters.VoterMiddleware",
     # Counts every HTML page once COUNTERS_SITE_PAGES is on (docs/whole-site.md); inert otherwise.
-    "counters.web.site_middleware.SitePagesMiddleware",
+    "counters.web.http.site_middleware.SitePagesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -169,7 +169,7 @@ LOGGING = {
         "uvicorn.error": {"filters": ["refusals"]},
     },
 }
-CSRF_FAILURE_VIEW = "counters.web.errors.csrf_failure"
+CSRF_FAILURE_VIEW = "counters.web.http.errors.csrf_failure"
 # Security headers on every response (SecurityMiddleware, XFrameOptionsMiddleware). These are
 # Django's defaults, spelled out because tests rely on them.
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -178,7 +178,7 @@ X_FRAME_OPTIONS = "DENY"
 # Content-Security-Policy (django-csp). No 'unsafe-inline' anywhere: templates load scripts and styles
 # from static files and carry no inline <script>, <style>, style="" or on*="" attributes; scripts read
 # data-* attributes instead. connect-src also gets ws:// and wss:// of the request's host, added per
-# request by counters.web.content_policy.
+# request by counters.web.http.content_policy.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

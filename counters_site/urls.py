@@ -9,7 +9,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
-handler400 = "counters.web.errors.bad_request"
-handler403 = "counters.web.errors.permission_denied"
-handler404 = "counters.web.errors.not_found"
-handler500 = "counters.web.errors.server_error"
+handler400 = "counters.web.http.errors.bad_request"
+handler403 = "counters.web.http.errors.permission_denied"
+handler404 = "counters.web.http.errors.not_found"
+handler500 = "counters.web.http.errors.server_error"

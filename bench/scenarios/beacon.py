@@ -45,7 +45,7 @@ def run(env: BenchEnvironment, budget: Budget, results: dict) -> dict:
     pages = {"/api/hit": page_name("/bench", host=HOST), "/api/views/welcome": BENCH_PAGE}
     raw = RawCounter(env, "bench-raw-paired")
     rows, answered = [], dict.fromkeys(pages, 0)
-    # One address sends every beacon here: no rate limit (tests/unit/web/test_site_beacon.py holds it).
+    # One address sends every beacon here: no rate limit (tests/unit/web/asgi/test_site_beacon.py holds it).
     with bench_asgi_site(env, SERVER, COUNTERS_SITE_ORIGINS=ORIGIN, COUNTERS_BEACON_RATE="0") as workers:
         for request in paths.values():  # the warm-up also creates the site beacon's page
             run_load(workers.urls, lambda i, r=request: r, concurrency=1, total=budget.warmup)

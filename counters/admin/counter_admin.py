@@ -22,7 +22,7 @@ from counters.domain.names import KINDS
 from counters.domain.values import CounterState
 from counters.exceptions import Conflict, InvalidInput, StoreUnavailable, UnknownCounter, VersionConflict
 from counters.streams.status import stream_status
-from counters.web.csv_export import csv_response
+from counters.web.views.csv_export import csv_response
 
 ADD_PERMISSION = "counters.add_counter"
 RESET_PERMISSION = "counters.reset_counter"

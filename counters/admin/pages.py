@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from counters.exceptions import InvalidInput, StoreUnavailable, UnknownCounter
-from counters.web.errors import answer_for
+from counters.web.http.errors import answer_for
 
 
 class AdminPages(admin.ModelAdmin):

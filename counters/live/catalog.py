@@ -13,12 +13,11 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from asgiref.sync import sync_to_async
-
 from counters import selectors
 from counters.live import broadcast
 from counters.live.audience import audience_view, catalog_frames
 from counters.live.loop import LiveLoop
+from counters.runtime.off_loop import in_thread
 
 CATALOG_EVENT = "counters.catalog"
 
@@ -73,7 +72,7 @@ class CatalogRelay:
             self._again = False
             try:
                 # In a worker thread: the store is boto3, and the loop must keep serving sockets.
-                frame = await sync_to_async(self._read, thread_sensitive=False)()
+                frame = await in_thread(self._read)
             except Exception:
                 # Pages keep what they show; their next snapshot after a reconnect is current again.
                 logger.warning("Could not read the catalog for open pages", exc_info=True)

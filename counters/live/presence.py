@@ -26,6 +26,7 @@ from counters.live.broadcast import GROUP_NAME
 from counters.live.fanout import FANOUT_SHARE, LocalFanout
 from counters.live.loop import LiveLoop
 from counters.runtime import runtime
+from counters.runtime.off_loop import in_thread
 from counters.store.presence import Counts, PresenceStore
 
 PRESENCE_EVENT = "presence.changed"
@@ -123,7 +124,7 @@ class Presence:
         counts = self.local()
         if counts == self._published:
             return  # back where the last announcement left it: nothing to tell
-        await asyncio.to_thread(self._store.publish, self.worker, counts, ttl=conf.presence_ttl())
+        await in_thread(self._store.publish, self.worker, counts, ttl=conf.presence_ttl())
         if self._store.expires and not self._forget_at_exit:
             self._forget_at_exit = True
             atexit.register(self._forget)
@@ -132,7 +133,7 @@ class Presence:
 
     async def _read(self) -> None:
         """Read the sums and hand every socket of this process the pages whose number moved."""
-        totals = await asyncio.to_thread(self._store.totals)
+        totals = await in_thread(self._store.totals)
         changed, self._known = moved(self._known, totals), totals
         if changed:
             await self._fanout.hand_out(presence_frame(changed), presence=True)
@@ -145,9 +146,7 @@ class Presence:
                 # Unchanged counts need no announcement, only a fresh expiry (and a Redis that lost
                 # them, restarted, gets them back).
                 try:
-                    await asyncio.to_thread(
-                        self._store.publish, self.worker, self.local(), ttl=conf.presence_ttl()
-                    )
+                    await in_thread(self._store.publish, self.worker, self.local(), ttl=conf.presence_ttl())
                 except Exception as exc:
                     logger.warning("Viewing-now heartbeat failed; retrying at the next one: %s", exc)
             if len(self._fanout):

@@ -11,12 +11,12 @@ itself.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Iterable
 
 from counters import conf
 from counters.domain.values import CounterState
 from counters.live.loop import LiveLoop
+from counters.runtime.off_loop import in_thread
 
 # Reads the states of the counters behind some keys (e.g. poll ids); runs in a worker thread.
 Read = Callable[[list[str]], Iterable[CounterState]]
@@ -47,7 +47,7 @@ class ReadBack:
         """Read the counters behind every key asked for, in a worker thread, then publish them."""
         keys, self._keys = self._keys, set()
         try:
-            states = await asyncio.to_thread(lambda: list(self._read(sorted(keys))))
+            states = await in_thread(lambda: list(self._read(sorted(keys))))
         except Exception:
             self._keys |= keys  # read them again with the next attempt
             raise

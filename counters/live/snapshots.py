@@ -11,11 +11,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from asgiref.sync import sync_to_async
-
 from counters import selectors
 from counters.live.audience import audience_view
 from counters.live.loop import LiveLoop
+from counters.runtime.off_loop import in_thread
 
 
 def read_snapshot() -> list[dict]:
@@ -56,7 +55,7 @@ class SnapshotReader:
             serving, self._next = self._next, None
             try:
                 # In a worker thread: the store is boto3, and the loop must keep serving sockets.
-                result = await sync_to_async(self._read, thread_sensitive=False)()
+                result = await in_thread(self._read)
             except Exception as exc:
                 serving.set_exception(exc)
             else:

@@ -20,7 +20,7 @@ from django.utils.crypto import salted_hmac
 from counters import conf
 from counters.domain.addresses import trusted_address
 
-# The salt counters/web/voters.py signs the voter cookie with (a test holds the two equal).
+# The salt counters/web/http/voters.py signs the voter cookie with (a test holds the two equal).
 VOTER_COOKIE_SALT = "counters.voter"
 KEY_SALT = "counters.live.socket_limits"
 

@@ -18,13 +18,12 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 
-from asgiref.sync import sync_to_async
-
 from counters import conf
 from counters.domain.visitors import visit_day
 from counters.live.broadcast import group_send
 from counters.live.loop import LiveLoop
 from counters.runtime import runtime
+from counters.runtime.off_loop import in_thread
 from counters.store import get_store
 
 TALLIES_EVENT = "counters.tallies"
@@ -122,8 +121,7 @@ class TallyPush:
         self._risen, self._bots = set(), {}
         try:
             # In a worker thread: the store is boto3, and the loop must keep serving sockets.
-            read = sync_to_async(self._read, thread_sensitive=False)
-            day, visitors = await read(risen) if risen else ("", {})
+            day, visitors = await in_thread(self._read, risen) if risen else ("", {})
             await self._send(Tallies(day, visitors, bots).as_message(TALLIES_EVENT))
         except Exception:
             # Tried again by the throttle, with what came meanwhile.

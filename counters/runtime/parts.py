@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from counters.store.base import CounterStore
     from counters.store.presence import PresenceStore
     from counters.streams.worker import StreamWorker
-    from counters.web.ratelimit import VoteLimiter
+    from counters.web.http.ratelimit import VoteLimiter
 
 T = TypeVar("T")
 
@@ -124,7 +124,7 @@ class Parts:
         settings={"COUNTERS_VOTE_CONCURRENCY", "COUNTERS_VOTE_QUEUE_SECONDS"},
     )
     vote_limiter: Part[VoteLimiter] = Part(
-        "counters.web.ratelimit.VoteLimiter.from_settings",
+        "counters.web.http.ratelimit.VoteLimiter.from_settings",
         settings={"CACHES", "COUNTERS_VOTE_RATE", "COUNTERS_VOTER_RATE"},
     )
     # Viewing-now counts per worker: Redis when the channel layer is channels_redis.

@@ -22,12 +22,12 @@ class ThreadPool(ThreadPoolExecutor):
 
 
 def request_threads(process: Runtime) -> ThreadPool:
-    """The pool Django's requests run in (counters/web/asgi_handler.py)."""
+    """The pool Django's requests run in (counters/web/asgi/asgi_handler.py)."""
     return ThreadPool(conf.dynamodb_max_pool(), thread_name_prefix="request")
 
 
 def beacon_threads(process: Runtime) -> ThreadPool:
-    """The pool the site beacon's store calls run in (counters/web/site_beacon.py)."""
+    """The pool the site beacon's store calls run in (counters/web/asgi/site_beacon.py)."""
     return ThreadPool(conf.dynamodb_max_pool(), thread_name_prefix="beacon")
 
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from counters.domain.values import CounterDefinition, CounterState
 from counters.exceptions import InvalidInput
 
-# The table's change stream: other writers' changes shown live, read by one lease holder per site.
+# The table's change stream: other writers' changes shown live, read by one lease holder per table.
 STREAMS = "streams"
 # Numbers that live in another table, shown (and reset) as counters of ours.
 WATCHED = "watched"

@@ -1,4 +1,4 @@
-"""Counters changed by any writer, shown live: the store's streams, read by one process per site.
+"""Counters changed by any writer, shown live: the store's streams, read by one process per table.
 
 The store offers the reading (its STREAMS capability; for DynamoDB counters/store/dynamodb/streams/:
 the lease, shards, checkpoints, records and watched tables). Here is what does not depend on the

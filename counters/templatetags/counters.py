@@ -10,7 +10,7 @@ from django.utils.html import format_html
 from counters import selectors
 from counters.domain.values import CounterState
 from counters.exceptions import CounterError
-from counters.web.voters import is_staff, voter_for
+from counters.web.http.voters import is_staff, voter_for
 
 register = template.Library()
 

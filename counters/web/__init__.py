@@ -1,0 +1,1 @@
+"""The web edge, by kind: views/, input/, asgi/ and http/ (imports go views|asgi, then http, then input)."""

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from django.test import Client, RequestFactory
 
-from counters.web.voters import COOKIE_SALT
+from counters.web.http.voters import COOKIE_SALT
 from tests.support.live import RecordingBroadcaster
 from tests.support.voting import assert_poll_consistent, poll_tally
 
@@ -265,7 +265,7 @@ def test_poll_tag_puts_a_poll_on_any_page(demo_store, rf):
     from django.http import HttpResponse
     from django.template import Context, Template
 
-    from counters.web.voters import COOKIE_SALT
+    from counters.web.http.voters import COOKIE_SALT
 
     demo_store.cast_vote("deploy", voter="anon:tagged", option="paas")
     request = rf.get("/anywhere/")

@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from counters.demo import seed_demo
 from counters.domain.page_rules import page_name
-from counters.web.pages import TOP_PAGES
+from counters.web.views.pages import TOP_PAGES
 from tests.browser.test_whole_site import static_origin, write_pages
 from tests.support.browser import screenshot, sideways_overflow, watched
 from tests.support.groups import LOADS_THE_MACHINE

@@ -18,8 +18,8 @@ from channels.routing import ProtocolTypeRouter
 
 from counters.live.loop import BoundLoopMiddleware
 from counters.services.vote_totals import KnownTotals
-from counters.web.asgi_handler import get_asgi_application
-from counters.web.site_beacon import SiteBeacon
+from counters.web.asgi.asgi_handler import get_asgi_application
+from counters.web.asgi.site_beacon import SiteBeacon
 from tests.support.redis_server import RedisServer
 from tests.support.server_loop import server_loop
 from tests.support.work import CallCounter, RequestWork, Work

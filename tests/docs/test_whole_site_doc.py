@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from channels.testing import HttpCommunicator
+from django.core.asgi import get_asgi_application
 from django.urls import Resolver404, resolve
 from django.utils.module_loading import import_string
 
@@ -13,6 +15,7 @@ from counters.conf import SETTINGS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "whole-site.md"
 BLOCK = re.compile(r"```(?P<info>[^\n]*)\n(?P<code>.*?)```", re.S)
+ORIGIN = "https://docs.example.com"
 STATIC = Path(__file__).resolve().parents[2] / "counters" / "static"
 
 
@@ -31,11 +34,15 @@ def test_the_settings_it_asks_for_are_the_apps():
     assert asked and asked <= set(SETTINGS)
 
 
-def test_the_asgi_snippet_imports_the_site_beacon():
+async def test_the_asgi_snippet_answers_the_beacon_of_an_allowed_origin(settings):
+    settings.COUNTERS_SITE_ORIGINS = [ORIGIN]
     (code,) = blocks("python asgi.py")
-    imports = "\n".join(line for line in code.splitlines() if line.startswith("from "))
-    exec(imports, {})
-    assert "SiteBeacon(django_asgi_app)" in code
+    names = {"django_asgi_app": get_asgi_application()}
+    exec(code, names)
+    preflight = HttpCommunicator(
+        names["application"], "OPTIONS", "/api/hit", headers=[(b"origin", ORIGIN.encode())]
+    )
+    assert (await preflight.get_response())["status"] == 204
 
 
 def test_the_script_tag_names_the_apps_static_script():

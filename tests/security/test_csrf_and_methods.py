@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, RequestFactory
 
-from counters.web.errors import bad_request, permission_denied
+from counters.web.http.errors import bad_request, permission_denied
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 import requests
 from django.http import HttpResponse
 
-from counters.web.content_policy import WebsocketHostCSPMiddleware
+from counters.web.http.content_policy import WebsocketHostCSPMiddleware
 from tests.support.processes import PROJECT_DIR, SiteProcess
 from tests.support.site import site_env_for
 

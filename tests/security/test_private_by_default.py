@@ -20,8 +20,8 @@ from django.test import Client, RequestFactory, override_settings
 from counters.demo import seed_demo
 from counters.exceptions import RateLimited, StoreUnavailable
 from counters.store.memory import MemoryCounterStore
-from counters.web.ratelimit import address_key, check_vote_rate
-from counters.web.voters import VoterMiddleware
+from counters.web.http.ratelimit import address_key, check_vote_rate
+from counters.web.http.voters import VoterMiddleware
 from tests.support.processes import SiteProcess, site_environment
 from tests.support.site import REDIS_URL, redis_site_env
 from tests.support.voting import HttpVoter, poll_tally

@@ -120,7 +120,7 @@ def test_sites_sharing_a_redis_keep_their_vote_windows_apart(tmp_path, redis_pre
     """Each site's vote limit counts under its COUNTERS_REDIS_PREFIX, never another site's."""
     one_vote = (
         "import django; django.setup(); from limits import RateLimitItemPerHour; "
-        "from counters.web.ratelimit import SCOPE, shared_limiter; "
+        "from counters.web.http.ratelimit import SCOPE, shared_limiter; "
         "print(shared_limiter().hit(RateLimitItemPerHour(1), SCOPE, '192.0.2.1'))"
     )
 

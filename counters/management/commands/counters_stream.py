@@ -10,7 +10,7 @@ from counters.streams.worker import stream_worker
 
 
 class Command(BaseCommand):
-    """`python manage.py counters_stream`: one of these (or a web worker) per site reads the stream."""
+    """`python manage.py counters_stream`: one of these (or a web worker) per table reads the stream."""
 
     help = "Push changes any writer makes to the counters table live, from its DynamoDB stream."
 

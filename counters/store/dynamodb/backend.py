@@ -1,9 +1,9 @@
 """The DynamoDB counter store: the CounterStore contract, each concern handed to its own module.
 
 The store holds the table gateway (table.py) and this process's knowledge of hot counters
-(shard_view.py). counter_writes.py owns every write to a counter (plain or sharded, group-committed,
-bot views); counters.py, shards.py, resets.py, history.py, polls.py, votes.py and vote_reads.py do the
-rest, with items.py building and parsing every item.
+(shard_view.py). counter_writes.py owns the ADDs to a counter (increments and bot views, plain or
+sharded, group-committed); counters.py, hot_counters.py, resets.py, history.py, polls.py, votes.py and
+vote_reads.py do the rest, with items.py building and parsing every item.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from counters.store.dynamodb import (
     vote_reads,
     votes,
 )
-from counters.store.dynamodb import shards as hot
+from counters.store.dynamodb import hot_counters as hot
 from counters.store.dynamodb.clients import build_clients, resolve_connection
-from counters.store.dynamodb.counter_writes import CounterWriter
+from counters.store.dynamodb.counter_writes import IncrementWriter
 from counters.store.dynamodb.outage import error_code
 from counters.store.dynamodb.shard_view import ShardView
+from counters.store.dynamodb.streams.every_stream import EveryStream
 from counters.store.dynamodb.streams.lease import lease_status
-from counters.store.dynamodb.streams.site import SiteStreams
 from counters.store.dynamodb.table import Table
 from counters.store.dynamodb.vote_memory import VoteMemory
 from counters.store.dynamodb.watched import DynamoWatchedTables
@@ -68,7 +68,7 @@ class DynamoCounterStore(CounterStore):
         )
         self.shard_view = ShardView()
         # Every write to a counter, group-committed (see counter_writes.py).
-        self.counter_writer = CounterWriter(self.gateway, self.shard_view)
+        self.increments = IncrementWriter(self.gateway, self.shard_view)
         # Guesses that let a vote go straight to its transaction (see vote_memory.py).
         self.vote_memory = VoteMemory()
         # Reads the table's stream (streams/); None for a store built around given clients.
@@ -120,10 +120,10 @@ class DynamoCounterStore(CounterStore):
         """Watched tables always; the table's stream when the store has a client to read it."""
         return frozenset({WATCHED, STREAMS} if self.streams is not None else {WATCHED})
 
-    def stream_readers(self, wiring: StreamWiring) -> SiteStreams:
-        """Our table's stream, the watched tables' streams and the poll of the rest (streams/site.py)."""
+    def stream_readers(self, wiring: StreamWiring) -> EveryStream:
+        """Our table's stream, watched tables' streams and the poll of the rest (streams/every_stream.py)."""
         self.require(STREAMS)
-        return SiteStreams(self.gateway, self.streams, wiring)
+        return EveryStream(self.gateway, self.streams, wiring)
 
     def stream_status(self) -> dict | None:
         """The lease item of our table's stream, read strongly consistently (streams/lease.py)."""
@@ -149,7 +149,7 @@ class DynamoCounterStore(CounterStore):
 
     def increment(self, name: str, *, kind: str, by: int | None = None) -> values.CounterState:
         """Add to a counter and return the new total and version; concurrent adds share one UpdateItem."""
-        return self.counter_writer.increment(name, kind=kind, by=by)
+        return self.increments.increment(name, kind=kind, by=by)
 
     def get(self, name: str) -> values.CounterState:
         """Read one counter (strongly consistent); a hot counter's total is summed from one Query."""
@@ -191,7 +191,7 @@ class DynamoCounterStore(CounterStore):
 
     def add_bot_view(self, name: str) -> values.CounterState:
         """One conditional ADD to `bot_views` on the item a view would go to, sent once and shared."""
-        return self.counter_writer.add_bot_view(name)
+        return self.increments.add_bot_view(name)
 
     def daily_salt(self, day: VisitDay, *, candidate: bytes) -> bytes:
         """The day's salt from one idempotent UpdateItem (`if_not_exists`)."""

@@ -23,7 +23,7 @@ from counters.store.dynamodb.call_metrics import observe_calls
 # default 2 s; counters/conf.py), read when the clients are built.
 RETRY_ATTEMPTS = 3
 # The pool must cover the requests one worker has in flight at once: each runs its sync code on a
-# thread of the worker's request pool (counters/web/asgi_handler.py, as many threads as this setting),
+# thread of the worker's request pool (counters/web/asgi/asgi_handler.py, as many threads as this setting),
 # so that is the worker's concurrency. Fewer connections than in-flight
 # store calls and urllib3 opens a new connection per extra call and throws it away after (a TCP
 # handshake on the hot path, and "Connection pool is full" warnings). COUNTERS_DYNAMODB_MAX_POOL.

@@ -1,4 +1,4 @@
-"""A write to a counter, from the store's call to its answer: views, vote-counter adds and bot views.
+"""An ADD to a counter, from the store's call to its answer: views, vote-counter adds and bot views.
 
 A page view's whole trip reads top to bottom here: the request joins the group commit of its counter
 (group_commit.py); the write that carries it picks the item (TOTAL, or a random SHARD#k of a hot
@@ -21,8 +21,8 @@ from counters.domain.clock import now_iso
 from counters.domain.values import CounterState
 from counters.exceptions import UnknownCounter
 from counters.metrics import metrics
+from counters.store.dynamodb import hot_counters as hot
 from counters.store.dynamodb import items, schema, starts
-from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.group_commit import GroupCommit
 from counters.store.dynamodb.schema import as_int
@@ -85,7 +85,7 @@ class Target(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Update:
+class ItemUpdate:
     """One conditional UpdateItem: its expressions, the names and values they use, what it returns."""
 
     expression: str
@@ -100,8 +100,8 @@ class Update:
         return ":step" in self.values
 
 
-class CounterWriter:
-    """Every write to a counter's total or shard items; a store holds one."""
+class IncrementWriter:
+    """A counter's group-committed ADDs (increments, bot views); resets and conversions write elsewhere."""
 
     def __init__(
         self,
@@ -173,7 +173,7 @@ class CounterWriter:
         # safe to send again.
         return self._send(key, self._increment_update(name, kind=kind, by=by, times=times))
 
-    def _increment_update(self, name: str, *, kind: str, by: int | None, times: int) -> Update:
+    def _increment_update(self, name: str, *, kind: str, by: int | None, times: int) -> ItemUpdate:
         """Add `by` (default: the counter's step) `times` times, only to an existing counter of `kind`.
 
         Several steps at once need the step in the request (an update expression cannot multiply), and
@@ -181,15 +181,17 @@ class CounterWriter:
         """
         values = typed(now=now_iso(), one=1, zero=0, kind=kind)
         if by is None and times == 1:
-            return Update(INCREMENT_BY_STEP, INCREMENT_CONDITION, INCREMENT_STEP_NAMES, values, "UPDATED_NEW")
+            return ItemUpdate(
+                INCREMENT_BY_STEP, INCREMENT_CONDITION, INCREMENT_STEP_NAMES, values, "UPDATED_NEW"
+            )
         if by is None:
             step = self._step(name)
             values |= typed(step=step, delta=step * times)
-            return Update(
+            return ItemUpdate(
                 INCREMENT_BY_DELTA, INCREMENT_STEP_UNCHANGED, INCREMENT_STEP_NAMES, values, "UPDATED_NEW"
             )
         values |= typed(delta=by * times)
-        return Update(INCREMENT_BY_DELTA, INCREMENT_CONDITION, INCREMENT_NAMES, values, "UPDATED_NEW")
+        return ItemUpdate(INCREMENT_BY_DELTA, INCREMENT_CONDITION, INCREMENT_NAMES, values, "UPDATED_NEW")
 
     def _step(self, name: str) -> int:
         """A counter's step: remembered, or read from its total item (strongly consistent)."""
@@ -201,7 +203,7 @@ class CounterWriter:
         self.steps[name] = step = as_int(item.get(schema.STEP), 1)
         return step
 
-    def _send(self, key: dict[str, Any], update: Update) -> dict[str, Any]:
+    def _send(self, key: dict[str, Any], update: ItemUpdate) -> dict[str, Any]:
         """Send the UpdateItem once; the attributes it returned, with the item's key."""
         # Sent once: a resent ADD whose answer was lost would count twice.
         attributes = self.table.update_item(
@@ -233,10 +235,10 @@ class CounterWriter:
         return state if state is not None else hot.hot_state(self.table, self.view, name)
 
 
-def bot_views_update(times: int) -> Update:
+def bot_views_update(times: int) -> ItemUpdate:
     """Add `times` to `bot_views`, only on an existing views counter; the whole item comes back."""
     values = typed(times=times, kind="views")
-    return Update(BOT_VIEW_EXPRESSION, COUNTER_CONDITION, BOT_VIEW_NAMES, values, "ALL_NEW")
+    return ItemUpdate(BOT_VIEW_EXPRESSION, COUNTER_CONDITION, BOT_VIEW_NAMES, values, "ALL_NEW")
 
 
 @contextmanager

@@ -9,8 +9,8 @@ from counters.domain import refusals
 from counters.domain.clock import now_iso
 from counters.domain.values import CounterDefinition, CounterState
 from counters.exceptions import StoreUnavailable, UnknownCounter
+from counters.store.dynamodb import hot_counters as hot
 from counters.store.dynamodb import items, schema
-from counters.store.dynamodb import shards as hot
 from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.shard_view import ShardView
 from counters.store.dynamodb.table import CONDITION_FAILED, ConditionFailed, Table, TransactionCancelled

@@ -20,9 +20,9 @@ from counters.domain.values import CounterState, ResetRecord
 from counters.exceptions import Conflict, VersionConflict
 from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.expressions import named, typed
+from counters.store.dynamodb.hot_counters import commit, counter_items
 from counters.store.dynamodb.schema import as_int
 from counters.store.dynamodb.shard_view import ShardView
-from counters.store.dynamodb.shards import commit, counter_items
 from counters.store.dynamodb.table import Table
 from counters.store.dynamodb.watched import source_zero_entry, watch_from_item
 

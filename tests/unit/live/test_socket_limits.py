@@ -16,7 +16,7 @@ from counters.live.presence import presence
 from counters.live.snapshots import SnapshotReader
 from counters.live.socket_limits import VOTER_COOKIE_SALT
 from counters.runtime import runtime
-from counters.web import voters
+from counters.web.http import voters
 from counters_site.asgi import application
 from tests.support.live import ALLOWED_ORIGIN, app_socket, ws_path
 from tests.support.timing import scaled, until

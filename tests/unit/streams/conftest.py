@@ -8,9 +8,9 @@ import pytest
 
 from counters.domain.values import CounterDefinition
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.streams.every_stream import own_changes
 from counters.store.dynamodb.streams.lease import Lease
 from counters.store.dynamodb.streams.reader import StreamReader
-from counters.store.dynamodb.streams.site import own_changes
 from counters.streams.changes import OutsideChanges
 
 

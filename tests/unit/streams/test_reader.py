@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 
 from counters.live.coalesce import Pending, merge
+from counters.store.dynamodb.streams.every_stream import own_changes
 from counters.store.dynamodb.streams.lease import Lease
 from counters.store.dynamodb.streams.reader import StreamReader
-from counters.store.dynamodb.streams.site import own_changes
 from counters.streams.changes import OutsideChanges
 from tests.support.outside_writers import aws_cli_add, lambda_add, outside_client, sdk_add
 from tests.support.timing import scaled

@@ -10,7 +10,7 @@ from counters import selectors, services
 from counters.exceptions import Conflict, UnknownCounter
 from counters.services.watched import counter_watch
 from counters.store.capabilities import StreamWiring
-from counters.store.dynamodb.streams.site import SiteStreams
+from counters.store.dynamodb.streams.every_stream import EveryStream
 from tests.support.outside_writers import KEY, add_units, other_table
 
 
@@ -22,7 +22,7 @@ class Published:
         self.states.extend(states)
 
 
-def site_streams(store, published: Published) -> SiteStreams:
+def every_stream(store, published: Published) -> EveryStream:
     wiring = StreamWiring(
         owner="test",
         lease_seconds=10,
@@ -30,10 +30,10 @@ def site_streams(store, published: Published) -> SiteStreams:
         on_changes=lambda changes, own: None,
         publish_states=published,
     )
-    return SiteStreams(store.gateway, store.streams, wiring)
+    return EveryStream(store.gateway, store.streams, wiring)
 
 
-def run_until(streams: SiteStreams, published: Published, value: int, timeout: float = 15) -> None:
+def run_until(streams: EveryStream, published: Published, value: int, timeout: float = 15) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         streams.round()
@@ -51,7 +51,7 @@ def test_a_watched_item_shows_moves_live_and_resets(store, dynamodb_local, strea
     assert {c.name: c.value for c in selectors.counter_list()}["api-units"] == 7
 
     published = Published()
-    streams = site_streams(store, published)
+    streams = every_stream(store, published)
     streams.round()
     add_units(client, table, 5)
     run_until(streams, published, 12)

@@ -1,4 +1,4 @@
-"""The table's DynamoDB stream and the watched tables, read by one process per site (docs/streams.md).
+"""The table's DynamoDB stream and the watched tables, read by one process per table (docs/streams.md).
 
 lease.py elects the reader (a lease item in the table), shards.py follows the stream's shards,
 checkpoints.py keeps each shard's last read change in the table, records.py picks out the changes

@@ -1,4 +1,4 @@
-"""One stream reader per site: a lease item in the table, taken and renewed with conditional writes.
+"""One stream reader per table: a lease item in the table, taken and renewed with conditional writes.
 
 Whoever holds an unexpired lease reads; it renews every third of the lease and counts itself the
 holder only until two thirds have passed since its last renewal, so a holder cut off stops reading

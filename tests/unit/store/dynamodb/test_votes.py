@@ -10,7 +10,7 @@ import pytest
 from counters.domain.values import IdempotencyClaim, PollOption
 from counters.exceptions import Conflict, IdempotencyRace, InvalidInput, PollClosed, UnknownCounter
 from counters.store.dynamodb import votes
-from counters.web.errors import answer_for
+from counters.web.http.errors import answer_for
 from tests.support.voting import assert_poll_consistent, poll_tally
 
 

@@ -1,0 +1,1 @@
+"""HTTP plumbing: errors from one table, allowed methods, middleware, rate limits, who sent a request."""

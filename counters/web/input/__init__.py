@@ -1,0 +1,1 @@
+"""Input: request bodies and query strings read strictly into Python values, or refused."""
