@@ -44,12 +44,12 @@ def published(settings) -> list[tuple[str, int]]:
 
 
 def read_back_of(store: Store, published: list[tuple[str, int]], live: LiveLoop | None = None) -> ReadBack:
-    """A read-back on the process's live loop (or `live`) publishing (name, value) pairs."""
-    return ReadBack(
-        live or live_loop(),
-        read=store.read,
-        publish=lambda states: published.extend((s.name, s.value) for s in states),
-    )
+    """A read-back on the process's live loop (or `live`) sending (name, value) pairs."""
+
+    async def send(states: list[CounterState]) -> None:
+        published.extend((s.name, s.value) for s in states)
+
+    return ReadBack(live or live_loop(), read=store.read, send=send)
 
 
 def wait_for(condition, seconds: float = 10.0) -> None:
