@@ -1,7 +1,7 @@
 """Fan-out of the live push: N websocket clients, a burst of page views, on one or on split workers.
 
 Run: .venv/bin/python bench/fanout.py [--clients 1000] [--writes 600] [--writers 8]
-     [--topology one|split] [--counting-workers 1] [--socket-workers 1]
+     [--topology one|split] [--counting-workers 1] [--socket-workers 1] [--client node|python]
 (prints numbers; asserts nothing). It starts a throwaway DynamoDB Local and the site under daphne:
 `one`, one process with the in-memory channel layer that counts and holds every socket; `split`,
 counting workers and socket workers apart, sharing the machine's Redis (REDIS_URL or the local
@@ -17,8 +17,12 @@ own CPU on the same cores. Reported:
   receipt of that version (p50/p95/p99 over every client x counter);
 - update frames per client per second (mean over the burst, and the most in any 1 s window);
 - the socket workers' peak RSS per connection (peak after the burst minus RSS before any client connected);
-- whether every client ended with the exact final totals and versions of every counter.
-Clients and writers share this process, so latencies include its own queueing (an upper bound).
+- whether every client ended with the exact final totals and versions of every page counted;
+- the CPU each side used in the burst: counting, socket-only workers, the clients, the writers.
+The clients are held by a Node process on the `ws` package (bench/ws_load.mjs), which costs a
+fraction of the server's CPU per socket and reports its own; `--client python` holds them in this
+process instead (asyncio `websockets`, sharing it with the writers). Writers and clients still share
+the machine's cores with the site, so latencies include their queueing (an upper bound).
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ import requests  # noqa: E402
 from bench.environment import redis_url  # noqa: E402
 from bench.local_store import bench_dynamo  # noqa: E402
 from bench.measure import cpu_seconds  # noqa: E402
+from bench.node_clients import NodeClients, SocketSeen  # noqa: E402
 from bench.ws_clients import hold_open  # noqa: E402
 from counters import conf  # noqa: E402
 
@@ -65,7 +70,7 @@ VERSION_IN_PAGE = re.compile(r'data-counter="(?P<name>[^"]+)" data-version="(?P<
 
 @dataclass
 class Client:
-    """What one websocket client saw: newest state per counter and when it arrived."""
+    """A Python websocket client (`--client python`): newest state per counter and when it arrived."""
 
     known: dict[str, tuple[int, int, float]] = field(default_factory=dict)  # name -> value, version, at
     frames: list[float] = field(default_factory=list)
@@ -86,6 +91,65 @@ class Client:
             self.frames.append(at)
         else:
             self.ready.set()
+
+    def seen(self) -> SocketSeen:
+        """What the client ended on, as the Node clients report it."""
+        last = self.frames[-1] if self.frames else None
+        return SocketSeen(dict(self.known), len(self.frames), last, max_per_second(self.frames))
+
+
+class PythonClients:
+    """The clients as asyncio tasks in this process: their CPU is this process's (with the writers')."""
+
+    name = "python"
+
+    async def open(self, topology: Topology, count: int) -> float:
+        """Connect every client (spread over the socket workers) and wait for its snapshot; seconds taken."""
+        urls, origin = topology.socket_urls(), topology.sockets[0].url
+        gate = asyncio.Semaphore(CONNECT_AT_ONCE)
+        self.clients, self.stop = [Client() for _ in range(count)], asyncio.Event()
+        t0 = time.monotonic()
+        self.tasks = [
+            asyncio.ensure_future(hold_open(urls[i % len(urls)], origin, client.read, self.stop, gate))
+            for i, client in enumerate(self.clients)
+        ]
+        await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in self.clients)), timeout=600)
+        return time.monotonic() - t0
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(os.getpid())
+
+    async def settle(self, final: dict[str, tuple[int, int]]) -> list[SocketSeen]:
+        """Wait (a minute at most) until every client holds the final state of the written pages."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(c.seen().holds(final) for c in self.clients):
+            await asyncio.sleep(0.2)
+        return [c.seen() for c in self.clients]
+
+    async def close(self) -> None:
+        self.stop.set()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+class NodeSockets:
+    """The clients in a Node process on the `ws` package (node_clients.py): its CPU reported apart."""
+
+    name = "node"
+
+    async def open(self, topology: Topology, count: int) -> float:
+        """Connect every client (spread over the socket workers) and wait for its snapshot; seconds taken."""
+        origin, urls = topology.sockets[0].url, topology.socket_urls()
+        self.node = await asyncio.to_thread(NodeClients, urls, origin, count, watch=list(PAGES))
+        return self.node.connect_seconds
+
+    def cpu_seconds(self) -> float:
+        return self.node.cpu_seconds()
+
+    async def settle(self, final: dict[str, tuple[int, int]]) -> list[SocketSeen]:
+        return await asyncio.to_thread(self.node.settle, final)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.node.close)
 
 
 def rss_kib(pid: int, field_name: str) -> int:
@@ -184,28 +248,6 @@ def started(args, env: dict[str, str], tmp: Path) -> Iterator[Topology]:
         yield Topology(counting, [start(f"sockets-{n}") for n in range(args.socket_workers)])
 
 
-async def open_clients(topology: Topology, clients: list[Client], stop: asyncio.Event) -> tuple[list, float]:
-    """Connect every client (spread over the socket workers) and wait for its snapshot."""
-    urls, origin, gate = topology.socket_urls(), topology.sockets[0].url, asyncio.Semaphore(CONNECT_AT_ONCE)
-    t0 = time.monotonic()
-    tasks = [
-        asyncio.ensure_future(hold_open(urls[i % len(urls)], origin, client.read, stop, gate))
-        for i, client in enumerate(clients)
-    ]
-    await asyncio.wait_for(asyncio.gather(*(c.ready.wait() for c in clients)), timeout=600)
-    return tasks, time.monotonic() - t0
-
-
-async def settle(clients: list[Client], final: dict[str, tuple[int, int]]) -> None:
-    """Wait (a minute at most) until every client holds the final state of the written pages."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not all(
-        all(c.known.get(n, (0, 0))[:2] == final[n] for n in PAGES) for c in clients
-    ):
-        await asyncio.sleep(0.2)
-    await asyncio.sleep(3 * conf.broadcast_interval())
-
-
 async def counting_alone(topology: Topology, args) -> tuple[float, float]:
     """The counting rate (writes/s) and the counting processes' CPU seconds with no dashboard open."""
     cpu = topology.cpu()[0]
@@ -213,17 +255,21 @@ async def counting_alone(topology: Topology, args) -> tuple[float, float]:
     return args.writes / max(last - first, 1e-9), topology.cpu()[0] - cpu
 
 
-async def counting_watched(topology: Topology, store, args, clients: list[Client]) -> dict:
+async def counting_watched(topology: Topology, store, args, clients) -> dict:
     """Count with every client open; what the clients saw, the rate, and the CPU each side used."""
-    cpu_before = (*topology.cpu(), cpu_seconds(os.getpid()))
+    cpu_before = (*topology.cpu(), clients.cpu_seconds(), cpu_seconds(os.getpid()))
     started_at, first, last = await asyncio.to_thread(burst, topology.write_urls, args.writes, args.writers)
-    final = {s.name: (s.value, s.version) for s in store.list_counters()}
-    await settle(clients, final)
-    cpu_after = (*topology.cpu(), cpu_seconds(os.getpid()))
+    final = {s.name: (s.value, s.version) for s in store.list_counters() if s.name in PAGES}
+    seen = await clients.settle(final)
+    # Settled: a few intervals more, so any frame still on its way is counted in the rates.
+    await asyncio.sleep(3 * conf.broadcast_interval())
+    cpu_after = (*topology.cpu(), clients.cpu_seconds(), cpu_seconds(os.getpid()))
     used = [round(after - before, 1) for after, before in zip(cpu_after, cpu_before, strict=True)]
-    figures = client_figures(clients, final, started_at, first, last)
+    figures = client_figures(seen, final, started_at, first, last)
     figures["writes_per_second"] = round(args.writes / max(last - first, 1e-9), 1)
-    figures["cpu_seconds"] = dict(zip(("counting", "sockets", "clients + writers"), used, strict=True))
+    # With Python clients the clients are this process: their CPU is the bench process's.
+    sides = ("counting", "sockets", "clients", "bench process (writers)")
+    figures["cpu_seconds"] = dict(zip(sides, used, strict=True))
     return figures
 
 
@@ -233,17 +279,19 @@ async def run(topology: Topology, store, args) -> dict:
     await asyncio.to_thread(burst, topology.write_urls, WARM_UP_WRITES, args.writers)
     before = await counting_alone(topology, args)
     baseline = topology.rss_kib("VmRSS")
-    clients, stop = [Client() for _ in range(args.clients)], asyncio.Event()
-    tasks, connect_seconds = await open_clients(topology, clients, stop)
-    figures = await counting_watched(topology, store, args, clients)
-    peak = topology.rss_kib("VmHWM")
-    stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    clients = NodeSockets() if args.client == "node" else PythonClients()
+    connect_seconds = await clients.open(topology, args.clients)
+    try:
+        figures = await counting_watched(topology, store, args, clients)
+        peak = topology.rss_kib("VmHWM")
+    finally:
+        await clients.close()
     # Again once the clients are gone, so a drift of the machine's load shows in the baseline.
     after = await counting_alone(topology, args)
     alone = (before[0] + after[0]) / 2
     figures.update(
         topology=args.topology,
+        client=args.client,
         counting_workers=len(topology.counting),
         socket_workers=len(topology.sockets) if args.topology == "split" else 0,
         clients=args.clients,
@@ -259,17 +307,18 @@ async def run(topology: Topology, store, args) -> dict:
     return figures
 
 
-def client_figures(clients: list[Client], final: dict, started_at: dict, first: float, last: float) -> dict:
+def client_figures(seen: list[SocketSeen], final: dict, started_at: dict, first: float, last: float) -> dict:
     """Convergence, write-to-client latency and frame rates from what the clients saw."""
-    converged = sum(all(c.known.get(n, (0, 0, 0))[:2] == v for n, v in final.items()) for c in clients)
-    finals = [(c, name, started_at.get((name, final[name][1]))) for c in clients for name in PAGES]
+    converged = sum(socket.holds(final) for socket in seen)
+    finals = [(c, name, started_at.get((name, final[name][1]))) for c in seen for name in PAGES]
+    held = [(c.known[n][2], w) for c, n, w in finals if w and n in c.known and c.known[n][1] == final[n][1]]
     # From the start of the final write's request, and from its answer (the push may beat the answer).
-    latencies = [(c.known[n][2] - w[0]) * 1000 for c, n, w in finals if w and c.known[n][1] == final[n][1]]
-    after_answer = [(c.known[n][2] - w[1]) * 1000 for c, n, w in finals if w and c.known[n][1] == final[n][1]]
+    latencies = [(at - w[0]) * 1000 for at, w in held]
+    after_answer = [(at - w[1]) * 1000 for at, w in held]
     span = max(last - first, 1e-9)
     # Each client's update frames over the time from the first write to its last frame.
-    rates = [len(c.frames) / max(c.frames[-1] - first, span) for c in clients if c.frames]
-    peaks = [max_per_second(c.frames) for c in clients]
+    rates = [c.frames / max(c.last - first, span) for c in seen if c.frames]
+    peaks = [c.peak for c in seen]
     return {
         "converged": converged,
         "latency_ms": percentiles(latencies),
@@ -304,9 +353,11 @@ def print_figures(f: dict) -> None:
         f"{f['frames_in_any_second_max']} (median client {f['frames_in_any_second_median']:.0f})"
     )
     cpu = f["cpu_seconds"]
+    clients = "in this process" if f["client"] == "python" else "a Node process"
     print(
         f"socket workers' RSS per connection: {f['rss_kib_per_connection']} KiB; CPU in the burst: counting "
-        f"{cpu['counting']}s, socket-only {cpu['sockets']}s, this bench process {cpu['clients + writers']}s"
+        f"{cpu['counting']}s, socket-only {cpu['sockets']}s, the clients ({clients}) {cpu['clients']}s, "
+        f"this bench process (the writers) {cpu['bench process (writers)']}s"
     )
     print(f"converged to the exact final totals and versions: {f['converged']}/{f['clients']} clients")
 
@@ -338,6 +389,9 @@ def main() -> None:
     parser.add_argument("--topology", choices=("one", "split"), default="one")
     parser.add_argument("--counting-workers", type=int, default=1, help="with --topology split")
     parser.add_argument("--socket-workers", type=int, default=1, help="with --topology split")
+    parser.add_argument(
+        "--client", choices=("node", "python"), default="node", help="the websocket clients' process"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line: RESULT <figures as JSON>")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -1,19 +1,22 @@
 """A room: audience sockets on one poll's page, every phone votes from one address, timed to the presenter.
 
-Run: .venv/bin/python bench/room.py [--phones 1000] [--at-once 32] [--json]
+Run: .venv/bin/python bench/room.py [--phones 1000] [--at-once 32] [--socket-workers 0] [--json]
 (prints numbers; asserts nothing). It starts a throwaway DynamoDB Local and the site under daphne with
-the default settings (one address, as a room's Wi-Fi), and a room poll. Each phone loads the poll's page
+the default settings (one address, as a room's Wi-Fi), and a room poll: one process that counts and
+holds every socket, or with `--socket-workers N` one counting worker and N socket workers apart,
+sharing the machine's Redis (as bench/fanout.py's `split`). Each phone loads the poll's page
 (`GET /p/<code>`: its own voter cookie and CSRF token). Then:
 - the baseline, today's vote path: as many other phones vote in a dashboard poll (`language`) with no
   audience socket open;
-- the room: every phone opens the audience page's socket (`/ws/counters/?page=room:<poll>`, in a process
-  of its own so this one's clock stays free for the presenter), the presenter's socket opens here, and
-  every phone votes once, `--at-once` at a time.
+- the room: every phone opens the audience page's socket (`/ws/counters/?page=room:<poll>`, held by a
+  Node process on the `ws` package, bench/ws_load.mjs, so this one's clock stays free for the presenter
+  and the clients cost little CPU), the presenter's socket opens here, and every phone votes once,
+  `--at-once` at a time.
 Reported: votes/s of both runs and the room's wall time (the brief: within 10 s); whether every vote
 was answered 2xx, counted once (totals and voter records equal the answers), and whether every audience
 socket ended on the final totals; from each vote's answer to the first frame on the presenter's socket
-carrying that option's total at (or past) the version the answer gave: p50/p95/p99 (brief: p95 <= 250 ms);
-the load average.
+carrying that option's total at (or past) the version the answer gave: p50/p95/p99; the CPU the site's
+processes and the audience's Node process used in the room's burst; the load average.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import argparse
 import asyncio
 import bisect
 import json
-import multiprocessing
 import os
 import resource
 import sys
@@ -43,8 +45,10 @@ django.setup()
 import requests  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
+from bench.fanout import redis_prefix, started  # noqa: E402
 from bench.local_store import bench_dynamo  # noqa: E402
 from bench.measure import load_average, percentile  # noqa: E402
+from bench.node_clients import NodeClients  # noqa: E402
 
 ROOM_POLL = "room"
 BASELINE_POLL = "language"
@@ -181,68 +185,6 @@ class Presenter:
         self.thread.join(10)
 
 
-def audience(url: str, origin: str, cookies: list[str], pipe) -> None:
-    """In a process of its own: hold every audience socket open; report ready, then what each ended on."""
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    asyncio.run(_audience(url, origin, cookies, pipe))
-
-
-async def _audience(url: str, origin: str, cookies: list[str], pipe) -> None:
-    gate, stop = asyncio.Semaphore(CONNECT_AT_ONCE), asyncio.Event()
-    sockets = [AudienceSocket() for _ in cookies]
-
-    async def hold(i: int) -> None:
-        async with gate:
-            ws = await connect(url, origin=origin, additional_headers={"Cookie": cookies[i]},
-                               open_timeout=120, ping_interval=None, max_queue=None)  # fmt: skip
-        async with ws:
-            reader = asyncio.ensure_future(sockets[i].read(ws))
-            await stop.wait()
-            reader.cancel()
-
-    tasks = [asyncio.ensure_future(hold(i)) for i in range(len(cookies))]
-    await asyncio.wait_for(asyncio.gather(*(socket.ready.wait() for socket in sockets)), timeout=300)
-    pipe.send("ready")
-    final = await asyncio.to_thread(pipe.recv)  # {counter: [value, version]} once the votes are in
-    deadline = time.monotonic() + 30
-    while sum(socket.holds(final) for socket in sockets) < len(sockets) and time.monotonic() < deadline:
-        await asyncio.sleep(0.5)
-    converged = sum(socket.holds(final) for socket in sockets)
-    pipe.send({"converged": converged, "frames": sum(socket.frames for socket in sockets)})
-    stop.set()
-    await asyncio.gather(*tasks, return_exceptions=True)
-
-
-class AudienceSocket:
-    """One audience socket: its frames that name the room poll, kept raw and read only when asked."""
-
-    def __init__(self) -> None:
-        self.ready = asyncio.Event()
-        self.frames = 0
-        self.raw: list[str] = []
-        self.known: dict[str, list[int]] = {}
-
-    async def read(self, ws) -> None:
-        # Parsing every frame of a thousand sockets would take the cores the site and voters need.
-        async for raw in ws:
-            self.frames += 1
-            if f'"{ROOM_POLL}.' in raw:
-                self.raw.append(raw)
-            if '"snapshot"' in raw[:40]:  # the first frame: {"type": "snapshot", ...}
-                self.ready.set()
-
-    def holds(self, final: dict[str, list[int]]) -> bool:
-        """Whether the newest states received are `final` (reads the frames that came since last asked)."""
-        frames, self.raw = self.raw, []
-        for raw in frames:
-            for counter in json.loads(raw).get("counters", []):
-                held = self.known.get(counter["name"])
-                if "value" in counter and (held is None or counter["version"] > held[1]):
-                    self.known[counter["name"]] = [counter["value"], counter["version"]]
-        return all(self.known.get(name) == state for name, state in final.items())
-
-
 def latencies_ms(burst: Burst, presenter: Presenter) -> tuple[list[float], int]:
     """From each counted vote's answer to the presenter's frame showing it; and how many never showed."""
     found, missing = [], 0
@@ -295,23 +237,14 @@ def settle(presenter: Presenter, final: dict[str, list[int]]) -> None:
         time.sleep(0.1)
 
 
-def open_audience(ws_url: str, origin: str, phones: list[Phone]):
-    """Start the audience's process and wait until every socket has its snapshot; (process, pipe, s)."""
-    context = multiprocessing.get_context("spawn")
-    pipe, child = context.Pipe()
-    url = f"{ws_url}?page=room:{ROOM_POLL}"
-    process = context.Process(target=audience, args=(url, origin, [p.cookies for p in phones], child))
-    began = time.monotonic()
-    process.start()
-    if not pipe.poll(330) or pipe.recv() != "ready":
-        process.kill()
-        raise RuntimeError("The audience's sockets did not all open within 330 s.")
-    return process, pipe, time.monotonic() - began
+def room_final(store) -> dict[str, tuple[int, int]]:
+    """Every room option's stored total and version."""
+    return {s.name: (s.value, s.version) for s in store.get_many(f"{ROOM_POLL}.{o}" for o in OPTIONS)}
 
 
-def measured(site, store, poll, args) -> dict:
+def measured(topology, store, poll, args) -> dict:
     """The baseline burst, then the room's: every figure of the run."""
-    base, ws_url = site.url, site.url.replace("http://", "ws://") + "/ws/counters/"
+    base = topology.write_urls[0]
     phones = load_phones(base, poll.code, args.phones * 2 + WARM_UP_VOTES)
     warm, plain, room = phones[:WARM_UP_VOTES], phones[WARM_UP_VOTES::2], phones[WARM_UP_VOTES + 1 :: 2]
     dashboard_options = [option.id for option in store.get_poll(BASELINE_POLL).options]
@@ -319,27 +252,30 @@ def measured(site, store, poll, args) -> dict:
     before = counted_in(store, BASELINE_POLL)
     baseline = vote_burst(base, BASELINE_POLL, dashboard_options, plain, args.at_once)
     baseline_figures = burst_figures(baseline, before, counted_in(store, BASELINE_POLL), len(plain))
-    presenter = Presenter(ws_url, base)
+    urls = [f"{url}?page=room:{ROOM_POLL}" for url in topology.socket_urls()]
+    presenter = Presenter(topology.socket_urls()[0], topology.sockets[0].url)
     presenter.start()
-    process, pipe, connect_seconds = open_audience(ws_url, base, room)
-    try:
-        before = counted_in(store, ROOM_POLL)
-        burst = vote_burst(base, ROOM_POLL, list(OPTIONS), room, args.at_once)
-        room_figures = burst_figures(burst, before, counted_in(store, ROOM_POLL), len(room))
-        final = {s.name: [s.value, s.version] for s in store.get_many(f"{ROOM_POLL}.{o}" for o in OPTIONS)}
-        settle(presenter, final)
-        viewing = presenter.viewing.get(f"room:{ROOM_POLL}", 0)
-        pipe.send(final)
-        seen = pipe.recv() if pipe.poll(90) else {"converged": None, "frames": None}
-    finally:
-        process.join(60)
-        if process.is_alive():
-            process.kill()
-        presenter.close()
+    # The audience in a Node process (bench/ws_load.mjs): this one's clock stays free for the presenter.
+    cookies, origin = [p.cookies for p in room], topology.sockets[0].url
+    with NodeClients(urls, origin, len(room), watch=[f"{ROOM_POLL}."], cookies=cookies) as node:
+        try:
+            cpu_before = (*topology.cpu(), node.cpu_seconds())
+            before = counted_in(store, ROOM_POLL)
+            burst = vote_burst(base, ROOM_POLL, list(OPTIONS), room, args.at_once)
+            cpu_after = (*topology.cpu(), node.cpu_seconds())
+            room_figures = burst_figures(burst, before, counted_in(store, ROOM_POLL), len(room))
+            final = room_final(store)
+            settle(presenter, final)
+            viewing = presenter.viewing.get(f"room:{ROOM_POLL}", 0)
+            seen = node.settle(final, timeout=30)
+        finally:
+            presenter.close()
     found, missing = latencies_ms(burst, presenter)
+    sides = ("site (counting)", "socket-only workers", "audience clients (Node)")
     return {
         "phones": len(room),
         "at_once": args.at_once,
+        "socket_workers": args.socket_workers,
         "baseline": baseline_figures,
         "room": room_figures,
         "room_vs_baseline": round(
@@ -349,11 +285,12 @@ def measured(site, store, poll, args) -> dict:
         "answer_to_presenter_ms": percentiles(found),
         "answers_never_shown": missing,
         "audience_sockets": len(room),
-        "audience_connect_seconds": round(connect_seconds, 2),
-        "audience_converged": seen["converged"],
-        "audience_frames": seen["frames"],
+        "audience_connect_seconds": round(node.connect_seconds, 2),
+        "audience_converged": sum(socket.holds(final) for socket in seen),
+        "audience_frames": sum(socket.frames for socket in seen),
+        "cpu_seconds": {k: round(a - b, 1) for k, a, b in zip(sides, cpu_after, cpu_before, strict=True)},
         "viewing_now_on_presenter": viewing,
-        "exact": baseline_figures["exact"] and room_figures["exact"] and seen["converged"] == len(room),
+        "exact": baseline_figures["exact"] and room_figures["exact"] and all(s.holds(final) for s in seen),
         "load_average": load_average(),
     }
 
@@ -363,23 +300,26 @@ def run(args) -> dict:
     from counters.domain.values import PollDefinition, PollOption
     from counters.services.setup import store_prepare
     from counters.store import get_store
-    from tests.support.processes import SiteProcess
     from tests.support.site import site_env_for
 
-    with bench_dynamo() as local, tempfile.TemporaryDirectory() as tmp:
+    # One process holding every socket, or a counting worker and socket workers apart sharing Redis.
+    split = "split" if args.socket_workers else "one"
+    topology = argparse.Namespace(topology=split, counting_workers=1, socket_workers=args.socket_workers)
+    with bench_dynamo() as local, tempfile.TemporaryDirectory() as tmp, redis_prefix(topology) as shared:
         store_prepare(demo=True)
         store = get_store()
         options = tuple(PollOption(id=o, label=o.title()) for o in OPTIONS)
         poll = store.create_poll(PollDefinition(id=ROOM_POLL, question="Which colour?", options=options))
-        env = site_env_for(store, local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING")
-        with SiteProcess(env=env, log_path=Path(tmp) / "site.log", quiet=True) as site:
-            return measured(site, store, poll, args)
+        env = site_env_for(store, local, Path(tmp), COUNTERS_LOG_LEVEL="WARNING", **shared)
+        with started(topology, env, Path(tmp)) as sites:
+            return measured(sites, store, poll, args)
 
 
 def print_figures(f: dict) -> None:
     """Print the figures for a reader."""
     base, room, ms = f["baseline"], f["room"], f["answer_to_presenter_ms"]
-    print(f"{f['phones']} phones on one address, {f['at_once']} voting at once")
+    where = f"{f['socket_workers']} socket worker(s) apart" if f["socket_workers"] else "one process"
+    print(f"{f['phones']} phones on one address, {f['at_once']} voting at once; sockets held by {where}")
     print(f"load average at the end: {' '.join(f'{x:.2f}' for x in f['load_average'])}")
     print(
         "baseline, today's vote path (a dashboard poll, no audience socket open): "
@@ -401,12 +341,16 @@ def print_figures(f: dict) -> None:
         f"audience sockets on the final totals: {f['audience_converged']}/{f['audience_sockets']}; "
         f"viewing now, as the presenter's socket heard it: {f['viewing_now_on_presenter']}"
     )
+    print("CPU in the room's burst: " + ", ".join(f"{side} {s}s" for side, s in f["cpu_seconds"].items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--phones", type=int, default=1000, help="audience sockets, and votes in each burst")
     parser.add_argument("--at-once", type=int, default=32, help="votes in flight at once")
+    parser.add_argument(
+        "--socket-workers", type=int, default=0, help="socket workers apart from the counting one (0: none)"
+    )
     parser.add_argument("--json", action="store_true", help="end with one line: RESULT <figures as JSON>")
     args = parser.parse_args()
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]

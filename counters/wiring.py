@@ -78,7 +78,7 @@ def snapshots(process: Runtime) -> SnapshotReader:
 
 def vote_read_back(process: Runtime) -> ReadBack:
     """The push of the totals votes moved: read after the vote, once per interval for every poll voted on."""
-    return ReadBack(process.live_loop, read=read_polls, publish=process.broadcaster.publish)
+    return ReadBack(process.live_loop, read=read_polls, send=process.broadcaster.send_now)
 
 
 def stream_reader(process: Runtime) -> StreamWorker:

@@ -170,6 +170,10 @@ class VoteChange:
     # A multiple-choice poll: every option the voter holds after the change (a pick added is `choice`,
     # a pick removed is `previous`); None in a single-choice poll.
     picks: frozenset[str] | None = None
+    # The moved option totals exactly as the write left them, when the store can tell (the in-process
+    # store, under its lock); empty when it cannot: a DynamoDB transaction returns no attributes, and
+    # its ADDs' new totals are only known from a read. Not part of what the change was.
+    totals: tuple[CounterState, ...] = field(default=(), compare=False)
 
     @property
     def record_option(self) -> str | None:

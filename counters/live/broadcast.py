@@ -5,6 +5,7 @@ hands the states to the live loop (loop.py). There a `Coalescer` merges them int
 per counter and sends that as one group message, then waits COUNTERS_BROADCAST_INTERVAL (default
 0.1 s) before the next one: a quiet counter's first change goes out at once, a busy one at most ten
 times a second, always with its latest total. A send the layer refuses is retried with backoff.
+States already paced one send per interval (the votes' read-back) go out at once with `send_now`.
 
 Without a loop (management commands, Django's test client) nothing in this process has a websocket
 open, so the in-memory layer is skipped; a layer that crosses processes (channels_redis) gets the
@@ -34,6 +35,13 @@ logger = logging.getLogger(__name__)
 def update_message(pending: Pending) -> dict:
     """The group message carrying the latest state of every changed counter."""
     return {"type": UPDATE_EVENT, "counters": as_counters(pending)}
+
+
+def updates_message(updates: list[Update]) -> dict:
+    """The group message of some updates, the newest state per counter."""
+    pending: Pending = {}
+    merge(pending, updates)
+    return update_message(pending)
 
 
 async def group_send(message: dict) -> None:
@@ -71,6 +79,10 @@ class Broadcaster:
         except Exception:
             logger.exception("Could not queue counter updates for the live push")
 
+    async def send_now(self, states: list[CounterState]) -> None:
+        """Send states to every process's relay at once, not coalesced (on the loop; raises if it fails)."""
+        await self._group_send(updates_message([(s.name, s.value, s.version) for s in states]))
+
     def announce(self, message: dict) -> None:
         """Send one group message as it is, not coalesced, from sync or async code; never blocks or raises."""
         try:
@@ -83,9 +95,7 @@ class Broadcaster:
         await self._group_send(update_message(pending))
 
     def _send_unbound(self, updates: list[Update]) -> None:
-        pending: Pending = {}
-        merge(pending, updates)
-        send_without_loop(update_message(pending))
+        send_without_loop(updates_message(updates))
 
     async def _send_logged(self, message: dict) -> None:
         try:

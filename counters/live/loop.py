@@ -120,12 +120,14 @@ class LiveLoop:
 
 
 class Throttle:
-    """Used on the loop: run `job` at once after a quiet spell, then at least an interval apart.
+    """Used on the loop: run `job` at once after a quiet spell, then runs start at least an interval apart.
 
+    The interval counts from the start of the last run, so throttles in series that run every interval
+    (a read-back feeding a fan-out) fall into step instead of each adding its run's time to the wait.
     With `busy_share`, runs are also spaced so that the job takes at most that share of the time: a
-    run that took 60 ms with a share of 0.25 waits at least 180 ms before the next. Handing a frame to
+    run that took 60 ms with a share of 0.25 waits at least 180 ms after it ends. Handing a frame to
     thousands of sockets then comes less often, and the rest of the loop keeps its share for counting.
-    A job that raises is run again with backoff.
+    A job that raises is run again with backoff, counted from the end of the failed run.
     """
 
     def __init__(
@@ -148,7 +150,7 @@ class Throttle:
         """Forget the task and timing of a loop that is gone."""
         self._task: asyncio.Task | None = None
         self._due = False
-        self._last_ran = float("-inf")
+        self._last_began = self._last_ran = float("-inf")
         self._rest = 0.0  # the least wait after the last run, for `busy_share`
 
     def poke(self) -> None:
@@ -169,9 +171,14 @@ class Throttle:
                 self._task = None
 
     async def _wait_turn(self, failures: int) -> None:
-        """Sleep until an interval (or the busy rest, doubled per failure) has passed since the last run."""
+        """Sleep until an interval has passed since the last run began and the busy rest since it ended
+        (after a failure: the longer of the two, doubled per failure, since it ended)."""
         loop = asyncio.get_running_loop()
-        wait = self._last_ran + max(self._interval(), self._rest) * 2**failures - loop.time()
+        if failures:
+            due = self._last_ran + max(self._interval(), self._rest) * 2**failures
+        else:
+            due = max(self._last_began + self._interval(), self._last_ran + self._rest)
+        wait = due - loop.time()
         if wait > 0:
             await asyncio.sleep(wait)
 
@@ -189,9 +196,10 @@ class Throttle:
                 logger.warning("%s failed; retrying with backoff: %r", self.what, exc)
                 logger.debug("%s failed", self.what, exc_info=True)
             failures = min(failures + 1, MAX_BACKOFF_DOUBLINGS)
-        # Counted from the end of a run: handing a frame to a thousand sockets takes a while, and the
-        # last socket must not get the next frame sooner than the interval.
-        self._last_ran = loop.time()
+        # Both ends kept: the interval counts from the start (a run's own time does not add to it), the
+        # busy rest from the end. A socket late in one hand-out may get the next frame sooner than the
+        # interval by at most that hand-out's time, which the fan-out's busy share keeps small.
+        self._last_began, self._last_ran = began, loop.time()
         self._rest = (self._last_ran - began) * self._rest_per_busy
         return failures
 

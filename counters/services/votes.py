@@ -127,16 +127,22 @@ def _replay(store, race: IdempotencyRace, *, ballot: _Ballot, key: str, fingerpr
 def _vote_reply(store, change: VoteChange, before: Snapshot | None) -> VoteOutcome:
     """The answer with the poll's totals after the change, and the moved counters pushed.
 
-    With recent known totals and a server loop, the totals are those plus this change (see
-    vote_totals.py) and the read for the push is left to the read-back, off the request path: the vote
-    costs its transaction alone. Otherwise (and for a change that changed nothing, which may follow a
-    resend that did) the totals are read once now.
+    A store that knows the moved totals exactly as its write left them (`change.totals`) has them
+    pushed as they are, with no read. Otherwise, with recent known totals and a server loop, the totals
+    are those plus this change (see vote_totals.py) and the read for the push is left to the read-back,
+    off the request path: the vote costs its transaction alone. Otherwise (and for a change that
+    changed nothing, which may follow a resend that did) the totals are read once now.
     """
     states = known_totals().applied(change, before) if before is not None and change.counted else None
-    if states is None or not vote_read_back().request([change.poll.id]):
+    if change.totals:
+        broadcast.publish(change.totals)
+        states = None if states is None else states | {state.name: state for state in change.totals}
+    elif states is not None and not vote_read_back().request([change.poll.id]):
+        states = None
+    if states is None:
         states = _read_totals(store, change.poll)
         moved = [states[name] for name in change.changed_counters() if name in states]
-        if moved:
+        if moved and not change.totals:
             broadcast.publish(moved)
     totals = selectors.poll_totals_from_states(change.poll, states)
     if change.counted and change.poll.max_voters is not None and totals.voters >= change.poll.max_voters:

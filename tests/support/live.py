@@ -120,6 +120,10 @@ class RecordingBroadcaster:
             self.states.append(state)
             self.triples.append((state.name, state.value, state.version))
 
+    async def send_now(self, states: list[CounterState]) -> None:
+        """Recorded as a publish: the read-back's states, sent at once."""
+        self.publish(states)
+
     def announce(self, message: dict) -> None:
         """Keep the message."""
         self.messages.append(message)

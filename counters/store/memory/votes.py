@@ -64,7 +64,8 @@ class VoteMethods(VoteReadMethods):
         self._voter_counts[poll.id] = count + move
 
     def _move_vote(self, change: values.VoteChange) -> values.VoteChange:
-        """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock)."""
+        """+1 on the new option, -1 on the old one unless it is at 0 already (the caller holds the lock);
+        the change with the moved totals as written."""
         now = now_iso()
         if change.choice:
             self._counters[option_counter_name(change.poll.id, change.choice)].add(1, now)
@@ -72,6 +73,9 @@ class VoteMethods(VoteReadMethods):
             old = self._counters[option_counter_name(change.poll.id, change.previous)]
             # Staff may have reset the old total: the vote still moves, the total stays at 0 untouched.
             if old.value < 1:
-                return replace(change, lowered=False)
-            old.add(-1, now)
-        return change
+                change = replace(change, lowered=False)
+            else:
+                old.add(-1, now)
+        untouched = None if change.lowered else option_counter_name(change.poll.id, change.previous)
+        moved = [name for name in change.changed_counters() if name != untouched]
+        return replace(change, totals=tuple(self._counters[name].written() for name in moved))

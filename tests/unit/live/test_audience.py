@@ -139,6 +139,18 @@ async def test_hidden_totals_reach_staff_sockets_only_until_revealed(demo_store)
         assert leaks((await frames_through_sentinel(audience))[0], POLL) == []
 
 
+async def test_totals_pushed_as_written_keep_hidden_totals_off_the_audience(memory_demo_store):
+    # The in-process store pushes a vote's totals as its write left them, with no read: filtered alike.
+    await sync_to_async(services.poll_create)(
+        poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="revealed"
+    )
+    async with socket() as audience, socket(STAFF) as staff:
+        snapshots = [await audience.receive_json_from(timeout=10), await staff.receive_json_from(timeout=10)]
+        await sync_to_async(services.vote_cast)(poll_id=POLL, voter="anon:v1", option="b")
+        await secret_value_arrives(staff, 1)
+        assert leaks(snapshots[:1] + (await frames_through_sentinel(audience))[0], POLL) == []
+
+
 async def test_a_poll_closing_on_its_timer_pushes_its_totals_to_the_audience(demo_store):
     # Long enough for the vote and the sentinel before it closes, even on a slow machine.
     closes_at = closing_time(datetime.now(UTC) + timedelta(seconds=scaled(4)))

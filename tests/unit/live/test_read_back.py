@@ -44,12 +44,12 @@ def published(settings) -> list[tuple[str, int]]:
 
 
 def read_back_of(store: Store, published: list[tuple[str, int]], live: LiveLoop | None = None) -> ReadBack:
-    """A read-back on the process's live loop (or `live`) publishing (name, value) pairs."""
-    return ReadBack(
-        live or live_loop(),
-        read=store.read,
-        publish=lambda states: published.extend((s.name, s.value) for s in states),
-    )
+    """A read-back on the process's live loop (or `live`) sending (name, value) pairs."""
+
+    async def send(states: list[CounterState]) -> None:
+        published.extend((s.name, s.value) for s in states)
+
+    return ReadBack(live or live_loop(), read=store.read, send=send)
 
 
 def wait_for(condition, seconds: float = 10.0) -> None:
@@ -85,4 +85,21 @@ def test_a_failed_read_is_retried_until_the_votes_are_pushed(published, caplog):
         wait_for(lambda: published == [("poll.a", 1)])
     assert published == [("poll.a", 1)]
     assert len(store.reads) == 3
+    assert "Read-back failed; retrying" in caplog.text
+
+
+def test_a_failed_send_reads_again_and_sends_until_the_votes_are_pushed(published, caplog):
+    store, refusals = Store(), [ConnectionError("the layer is away")]
+
+    async def send(states: list[CounterState]) -> None:
+        if refusals:
+            raise refusals.pop()
+        published.extend((s.name, s.value) for s in states)
+
+    read_back = ReadBack(live_loop(), read=store.read, send=send)
+    with server_loop():
+        store.vote()
+        read_back.request(["poll"])
+        wait_for(lambda: published == [("poll.a", 1)])
+    assert published == [("poll.a", 1)] and len(store.reads) == 2
     assert "Read-back failed; retrying" in caplog.text
