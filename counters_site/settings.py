@@ -118,6 +118,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # The demo site runs DynamoDB Local itself when no endpoint is set (the app's default is off).
 COUNTERS_EMBEDDED_DYNAMODB = True
 globals().update(environment_settings(os.environ))
+# A test that starts this site moves its clock by writing seconds into this file (FileMovedClock in
+# counters/domain/clock.py), instead of waiting for a poll to close; the production settings refuse it.
+COUNTERS_TEST_CLOCK_FILE = os.environ.get("COUNTERS_TEST_CLOCK_FILE", "")
 
 # Push: one process in memory by default; Redis when REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")

@@ -39,6 +39,9 @@ def production_secret_key(raw: str | None) -> str:
 DEBUG = env_bool("DJANGO_DEBUG", False)
 if DEBUG:
     raise ImproperlyConfigured("DJANGO_DEBUG must be off with the production settings.")
+if os.environ.get("COUNTERS_TEST_CLOCK_FILE", "").strip():
+    raise ImproperlyConfigured("COUNTERS_TEST_CLOCK_FILE moves the clock for tests: never in production.")
+COUNTERS_TEST_CLOCK_FILE = ""
 SECRET_KEY = production_secret_key(os.environ.get("DJANGO_SECRET_KEY"))
 if not os.environ.get("DJANGO_ALLOWED_HOSTS", "").strip():
     raise ImproperlyConfigured("Set DJANGO_ALLOWED_HOSTS to the host names this site answers to.")

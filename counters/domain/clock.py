@@ -7,9 +7,11 @@ next, which is 23, 24 or 25 hours across a daylight-saving change and need not s
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -60,8 +62,10 @@ class Clock:
 
     @classmethod
     def for_runtime(cls, process: object = None) -> Clock:
-        """The wall clock, in the site's TIME_ZONE."""
-        return cls(ZoneInfo(settings.TIME_ZONE or "UTC"))
+        """The wall clock, in the site's TIME_ZONE (moved by a file only under the test setting)."""
+        zone = ZoneInfo(settings.TIME_ZONE or "UTC")
+        moved_by = getattr(settings, "COUNTERS_TEST_CLOCK_FILE", "")
+        return FileMovedClock(zone, Path(moved_by)) if moved_by else cls(zone)
 
     @property
     def zone_name(self) -> str:
@@ -72,9 +76,59 @@ class Clock:
         """Seconds since the epoch, now."""
         return time.time()
 
+    def utc_now(self) -> datetime:
+        """The time now, in UTC."""
+        return datetime.fromtimestamp(self.time(), UTC)
+
+    def iso_now(self) -> str:
+        """The time now as stored: ISO 8601 in UTC with milliseconds (as `now_iso`)."""
+        return self.utc_now().isoformat(timespec="milliseconds")
+
     def today(self, at: float | None = None) -> Day:
         """The site's day holding `at` (default: now)."""
         return day_of(self.time() if at is None else at, self.zone)
+
+    async def sleep_until(self, at: float) -> None:
+        """Return once the clock reads `at` (epoch seconds) or later."""
+        await asyncio.sleep(max(0.0, at - self.time()))
+
+
+class MovedClock(Clock):
+    """The wall clock moved on by `offset()` seconds, which a test may change at any time."""
+
+    # A sleeper looks at the clock this often, so a move forward wakes it at once, not at the wall time.
+    LOOK_SECONDS = 0.05
+
+    def offset(self) -> float:
+        """Seconds this clock runs ahead of the wall clock."""
+        return 0.0
+
+    def time(self) -> float:
+        """The wall clock's seconds plus the offset."""
+        return time.time() + self.offset()
+
+    async def sleep_until(self, at: float) -> None:
+        """Return once the clock reads `at` or later, however it was moved meanwhile."""
+        while (left := at - self.time()) > 0:
+            await asyncio.sleep(min(left, self.LOOK_SECONDS))
+
+
+class FileMovedClock(MovedClock):
+    """A site started by a test (COUNTERS_TEST_CLOCK_FILE): ahead by the seconds the file holds (none: 0).
+
+    Only the demo site's settings read that setting, and its production settings refuse it: no request
+    can move a clock; the test that started the process writes the file."""
+
+    def __init__(self, zone: ZoneInfo, path: Path) -> None:
+        super().__init__(zone)
+        self.path = path
+
+    def offset(self) -> float:
+        """The seconds in the file, 0 while there is none."""
+        try:
+            return float(self.path.read_text() or 0)
+        except FileNotFoundError:
+            return 0.0
 
 
 def now_iso() -> str:

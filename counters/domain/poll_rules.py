@@ -67,11 +67,6 @@ def option_ids(poll: PollDefinition) -> frozenset[str]:
     return frozenset(o.id for o in poll.options)
 
 
-def utc_now() -> datetime:
-    """The time now, in UTC."""
-    return datetime.now(UTC)
-
-
 def results_visible(
     poll: PollDefinition, *, staff: bool, has_voted: bool, now: datetime, voters: int
 ) -> bool:

@@ -204,10 +204,11 @@ class LocalFanout:
         at = audience_view().next_close
         if at is None or (self._close_timer is not None and not self._close_timer.done()):
             return
-        self._close_timer = self._live.start(self._closed_by_time(max(0.0, at.timestamp() - time.time())))
+        self._close_timer = self._live.start(self._closed_by_time(at.timestamp()))
 
-    async def _closed_by_time(self, delay: float) -> None:
-        await asyncio.sleep(delay)
+    async def _closed_by_time(self, at: float) -> None:
+        # The runtime's clock, not the wall's: a test moves it instead of waiting for the poll to close.
+        await runtime().clock.sleep_until(at)
         self._on_catalog({})
 
     def _on_heartbeat(self, message: dict) -> None:

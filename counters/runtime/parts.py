@@ -104,7 +104,9 @@ class Parts:
     """The parts a process holds, in the order a reader meets them."""
 
     # The time now, for what reads "the last hour", and the site's time zone, which decides its days.
-    clock: Part[Clock] = Part("counters.domain.clock.Clock.for_runtime", settings={"TIME_ZONE"})
+    clock: Part[Clock] = Part(
+        "counters.domain.clock.Clock.for_runtime", settings={"TIME_ZONE", "COUNTERS_TEST_CLOCK_FILE"}
+    )
     # The counter store and what this process keeps per store.
     store: Part[CounterStore] = Part("counters.store.build_store", settings=STORE_SETTINGS)
     history: Part[HistoryRecorder] = Part(f"{WIRING}.history", needs=("store",))

@@ -151,7 +151,7 @@ queries = st.one_of(
     st.binary(max_size=40).map(lambda raw: quote(raw, safe="=&")),
     st.text(max_size=60).map(lambda text: quote(text, safe="=&")),
 )
-# Every route, with where a fuzzed name goes; the vote route is included before it exists.
+# Every route, with where a fuzzed name goes.
 TEMPLATES = [
     "/",
     "/pages/{}/",

@@ -14,6 +14,7 @@ from counters.store import get_store
 from tests.support.browser import launch
 from tests.support.processes import PROJECT_DIR, SiteProcess
 from tests.support.site import site_env_for
+from tests.support.timing import wait_until
 
 ARTIFACTS = PROJECT_DIR / "test-artifacts"
 # Views of `welcome` written straight into its history: minutes ago -> views.
@@ -21,14 +22,22 @@ PAST_VIEWS = {2: 3, 9: 5, 17: 8, 26: 4, 38: 9, 51: 6, 30 * 60: 11, 44 * 60: 7}
 LIVE_VIEWS = 4
 
 
-def wait_for(condition, *, timeout: float = 15.0, what: str) -> None:
-    """Poll `condition` until it holds or fail saying `what` was awaited."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
+# Counts the answers from URLs holding the given text once the page has parsed their bodies, one task
+# after the parse: by then every callback the page's own code chained on the answer has run.
+HANDLED = """
+(() => {
+  window.answersHandled = 0;
+  const parseJson = Response.prototype.json;
+  Response.prototype.json = function () {
+    const parsed = parseJson.call(this);
+    if (this.url.includes("%s")) {
+      const done = () => setTimeout(() => { window.answersHandled += 1; }, 0);
+      parsed.then(done, done);
+    }
+    return parsed;
+  };
+})();
+"""
 
 
 def seed_history(now: float) -> None:
@@ -62,9 +71,11 @@ def test_dashboard_draws_history_and_poll_charts(demo_store, dynamodb_local, tmp
         for _ in range(LIVE_VIEWS):
             requests.get(f"{site.url}/pages/welcome/", timeout=10).raise_for_status()
         history_url = f"{site.url}/api/counters/welcome/history?window=1h"
-        wait_for(
+        wait_until(
             lambda: requests.get(history_url, timeout=10).json()["total"] == last_hour,
-            what="the site's batcher to write the views",
+            "the site's batcher to write the views",
+            timeout=15,
+            poll=0.2,
         )
         # Every page but the dashboard, whose own loads are not traffic and have no row.
         pages = [s.name for s in demo_store.list_counters() if s.kind == "views" and s.name != "dashboard"]
@@ -127,6 +138,7 @@ def test_a_late_answer_for_the_previous_choice_does_not_replace_the_chosen_chart
                 lambda url: "/api/counters/" in url and "window=24h" in url and "/docs/" not in url,
                 lambda route: held.append(route),
             )
+            page.add_init_script(HANDLED % "/welcome/history")
             page.goto(f"{site.url}/")
             first = page.input_value("#history-counter")
             assert first == "welcome" and len(held) == 1, "it opens on the busiest page"
@@ -134,7 +146,7 @@ def test_a_late_answer_for_the_previous_choice_does_not_replace_the_chosen_chart
             page.wait_for_selector('#history-chart[data-total="0"]')
             with page.expect_response(lambda response: f"/{first}/history" in response.url):
                 held[0].continue_()
-            page.wait_for_timeout(1000)  # time for the late answer to be drawn, were it drawn
+            page.wait_for_function("window.answersHandled >= 1")  # the page's code is done with it
             assert page.get_attribute("#history-chart", "data-total") == "0"
             assert page.inner_text("#history-summary") == "No views of Documentation in the last 24 hours."
         finally:

@@ -26,6 +26,7 @@ from tests.support.browser import (
 )
 from tests.support.processes import SiteProcess
 from tests.support.site import fresh_store, site_env_for, unreachable_store_env
+from tests.support.timing import scaled
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
@@ -293,7 +294,10 @@ def test_store_down_reads_counts_unavailable_and_errors_are_styled_in_production
         badge = page.locator("#connection")
         expect(badge).to_have_attribute("data-state", "unavailable")
         expect(badge).to_have_text("counts unavailable")
-        page.wait_for_timeout(1500)  # the socket is refused (4013) and retried: still unavailable
+        # The socket is refused (4013) and retried: once the retry is refused too, still unavailable.
+        with page.expect_websocket(timeout=scaled(15_000)) as retried:
+            pass
+        retried.value.wait_for_event("close", timeout=scaled(15_000))
         expect(badge).to_have_text("counts unavailable")
         assert "cannot be reached" in page.inner_text("#polls")
         assert_accessible(page, "the dashboard while the store is down")

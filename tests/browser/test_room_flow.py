@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import re
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from playwright.sync_api import expect
 
 from counters.domain.values import PollDefinition, PollOption
 from tests.support.browser import chromium, screenshot
+from tests.support.clocks import SiteClock
 from tests.support.hidden_totals import leaks
 from tests.support.rooms import phone, presenter, room_site
 from tests.support.timing import scaled
@@ -23,7 +24,7 @@ from tests.support.voting import HttpVoter
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
 LIVE_MS = 20_000
-TIMER_SECONDS = 20  # the timed poll's life: long enough for three phones to vote on a loaded machine
+TIMER_MINUTES = 10  # the timed poll's life on the site's clock, which the test moves on when all have voted
 # A poll whose totals everyone sees: a vote on it, seen on a phone, marks "every earlier frame arrived".
 SENTINEL_POLL, SENTINEL_OPTION = "b-talks", "types"  # multiple choice: each vote adds a pick
 
@@ -85,7 +86,8 @@ def hidden_everywhere(page, room, poll: str) -> None:
 
 
 def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_local, tmp_path):
-    with room_site(dynamodb_local, tmp_path) as room, chromium() as browser:
+    clock = SiteClock(tmp_path / "clock")
+    with room_site(dynamodb_local, tmp_path, **clock.env()) as room, chromium() as browser:
         code = room.polls["a-colour"].code
         stage = presenter(browser, room)
         stage.goto(room.url("a-colour", present=True))
@@ -148,7 +150,7 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
             expect(page.locator('button[data-vote="blue"]')).to_be_enabled(timeout=LIVE_MS)
 
         # A poll closing on its timer: its results ("when closed") appear on every phone when it does.
-        closes_at = (datetime.now(UTC) + timedelta(seconds=TIMER_SECONDS)).isoformat(timespec="seconds")
+        closes_at = (clock.utc_now() + timedelta(minutes=TIMER_MINUTES)).isoformat(timespec="seconds")
         options = tuple(PollOption(id=o, label=o.title()) for o in ("tea", "coffee"))
         timed = room.store.create_poll(PollDefinition(
             id="d-timer", question="Tea or coffee at the break?", options=options, results="closed",
@@ -161,9 +163,10 @@ def test_presenter_and_three_phones_run_a_hidden_poll_and_a_timed_one(dynamodb_l
             expect(page.locator(f'li[data-option="{option}"] button')).to_have_attribute(
                 "aria-pressed", "true"
             )
-        expect(phones[0].locator("[data-countdown-left]")).to_have_text(re.compile(r"^0:[0-5]\d$"))
+        expect(phones[0].locator("[data-countdown-left]")).to_have_text(re.compile(r"^(9:[0-5]\d|10:00)$"))
+        clock.advance(TIMER_MINUTES * 60)  # the closing time on the site's clock: its timer wakes
         for page in phones:
-            expect(page.locator("[data-closed-note]")).to_be_visible(timeout=(TIMER_SECONDS + 15) * 1000)
+            expect(page.locator("[data-closed-note]")).to_be_visible(timeout=LIVE_MS)
             expect(page.locator('button[data-vote="tea"]')).to_be_disabled()
             expect(page.locator('[data-room-counter="d-timer.tea"]')).to_have_text("2", timeout=LIVE_MS)
         screenshot(phones[2], "room-flow-phone-closed.png")

@@ -189,12 +189,15 @@ def test_a_start_value_moves_forward_with_outside_writers_never_back(
         for expected, write in enumerate(writers, start=1001):
             assert write() == expected, "each writer's ADD builds on the start"
             wait_shows(page, "pricing", expected)
-        time.sleep(1.0)  # room for a late or repeated push to arrive
-        shown = shown_across_a_reload(page, "pricing", 1005)
+        # A sixth ADD as the sentinel: a late or repeated push of an earlier total, sent before it, has
+        # arrived (and been recorded) by the time the page shows it.
+        assert sdk_add(other, table, "pricing", 1) == 1006
+        wait_shows(page, "pricing", 1006)
+        shown = shown_across_a_reload(page, "pricing", 1006)
 
         assert shown == sorted(shown), f"never a lower number: {shown}"
-        assert shown[0] == 1000 and set(shown) == set(range(1000, 1006)), shown
-        assert demo_store.get("pricing").value == 1005
+        assert shown[0] == 1000 and set(shown) == set(range(1000, 1007)), shown
+        assert demo_store.get("pricing").value == 1006
         assert page.problems == []
 
 

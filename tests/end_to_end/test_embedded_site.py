@@ -5,21 +5,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import requests
+from websockets.exceptions import ConnectionClosed
 
 from counters.embedded import dynamodb_local as local
 from counters.embedded.supervisor import WATCH_SECONDS
+from counters.live.consumers import CLOSE_TRY_AGAIN
 from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.live import receive_until, site_socket
 from tests.support.outside_writers import aws_cli_add
 from tests.support.processes import SiteProcess, occupy_port
 from tests.support.reliability import beacon, csrf_session, error_code
 from tests.support.site import embedded_env, manage
+from tests.support.timing import scaled, wait_until
 
 CLIENTS = 16
 GETS_PER_CLIENT = 100
@@ -117,20 +119,30 @@ def test_the_site_follows_the_store_an_operator_stops_and_starts(data_dir, tmp_p
         before = beacon(session, site.url, "docs").json()["value"]
         old = local.status(data_dir)
 
-        assert "stopped" in manage(env, "counters_local", "stop")
-        time.sleep(3 * WATCH_SECONDS)  # the supervisor looks, and leaves a store stopped on purpose alone
-        refused = beacon(session, site.url, "docs")
+        with site_socket(site.url) as socket:
+            assert json.loads(socket.recv(timeout=10))["type"] == "snapshot"
+            assert "stopped" in manage(env, "counters_local", "stop")
+            # The supervisor's look that finds the store gone closes open dashboards (the sentinel that
+            # it looked); it decides in that same look whether to start the store again.
+            with pytest.raises(ConnectionClosed) as closed:  # heartbeats until then
+                receive_until(socket, lambda _: False, timeout=scaled(10 * WATCH_SECONDS))
+            assert closed.value.rcvd.code == CLOSE_TRY_AGAIN
+        refused = beacon(session, site.url, "docs")  # a failed store call wakes the supervisor: a second look
         assert refused.status_code == 503
         assert error_code(refused) == "store_unavailable"
         assert local.running(data_dir) is None
+        assert "starting it again" not in site.log_path.read_text(), "stopped on purpose, it stays stopped"
 
         # Started again while another program holds its old port: it answers on a new one.
         with occupy_port(int(old.endpoint_url.rsplit(":", 1)[1])):
             manage(env, "counters_local", "start")
         new = local.status(data_dir)
         assert new is not None and new.endpoint_url != old.endpoint_url
-        deadline = time.monotonic() + 10
-        while (answer := beacon(session, site.url, "docs")).status_code != 200:
-            assert time.monotonic() < deadline, f"the site never reached the new store: {answer.text}"
-            time.sleep(0.2)
-        assert answer.json()["value"] == before + 1, "the refused beacon counted nothing"
+        answers = []
+        wait_until(
+            lambda: answers.append(beacon(session, site.url, "docs")) or answers[-1].status_code == 200,
+            "the site to reach the new store",
+            timeout=10,
+            poll=0.2,
+        )
+        assert answers[-1].json()["value"] == before + 1, "the refused beacon counted nothing"

@@ -62,14 +62,12 @@ def test_fifty_voters_clicking_four_times_at_once_leave_exact_totals(demo_store,
 
     statuses = Counter(response.status_code for _, _, response in results)
     print(f"\n{len(results)} clicks by {VOTERS} voters: {dict(statuses)}")
-    assert set(statuses) <= {200, 409}, (statuses, log[-3000:])
     # docs/design.md: a click cancelled by concurrent ones is retried from a fresh read, up to 8 times,
-    # and only then answered 409 `conflict`; each round one of a voter's clicks wins, so each voter's
-    # four clicks end with at least one counted answer, and a refusal is never anything but `conflict`.
+    # and only then answered 409 `conflict`. Each round one of a voter's four clicks wins, so eight rounds
+    # leave room for the other voters' transactions too: every click is answered 200 (tried once each,
+    # about one click in ten was a 409 here).
     refusals = Counter(response.json()["error"] for _, _, response in results if response.status_code == 409)
-    assert set(refusals) <= {"conflict"}, refusals
-    answered = {voter for voter, _, response in results if response.status_code == 200}
-    assert len(answered) == VOTERS, f"{VOTERS - len(answered)} voters had every click refused"
+    assert statuses == {200: len(clicks)}, (statuses, refusals, log[-3000:])
     assert "Traceback" not in log and " 500 " not in log
     held = assert_poll_consistent(demo_store, POLL)
     # Every counted change moved exactly one or two totals by one: versions and values show no drift.

@@ -67,6 +67,7 @@ def test_check_deploy_is_clean(tmp_path):
         ({"DJANGO_SECRET_KEY": "a" * 80}, "placeholder"),
         ({"DJANGO_DEBUG": "true"}, "DJANGO_DEBUG must be off"),
         ({"DJANGO_ALLOWED_HOSTS": "<unset>"}, "DJANGO_ALLOWED_HOSTS"),
+        ({"COUNTERS_TEST_CLOCK_FILE": "/tmp/clock"}, "COUNTERS_TEST_CLOCK_FILE"),
     ],
 )
 def test_unsafe_values_are_refused(tmp_path, overrides, complaint):

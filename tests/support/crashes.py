@@ -26,6 +26,7 @@ import requests
 
 from counters import conf
 from tests.support.reliability import Outcomes, beacon, csrf_session
+from tests.support.timing import wait_until
 from tests.support.voting import HttpVoter
 
 WRITERS = 8
@@ -67,14 +68,6 @@ class Timeline:
             return min((at for at in self.acknowledged_sent_at if at > moment), default=None)
 
 
-def wait_for(condition, what: str, *, timeout: float = DEADLINE) -> None:
-    """Poll `condition` until true; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.05)
-
-
 class Load:
     """WRITERS client threads, each running `_client(index)` until stopped, sharing one timeline."""
 
@@ -98,11 +91,12 @@ class Load:
 
     def around(self, fault: Callable[[], T], *, before: int, after: int) -> T:
         """Wait for `before` acknowledged writes, cause `fault`, see writes fail, wait for `after` more."""
-        wait_for(lambda: self.timeline.acknowledged() >= before, "writes before the fault")
+        timeline = self.timeline
+        wait_until(lambda: timeline.acknowledged() >= before, "writes before the fault", timeout=DEADLINE)
         caused = fault()
-        wait_for(lambda: self.timeline.failed() > 0, "writes failing during the fault")
-        acknowledged = self.timeline.acknowledged()
-        wait_for(lambda: self.timeline.acknowledged() >= acknowledged + after, "writes after the fault")
+        wait_until(lambda: timeline.failed() > 0, "writes failing during the fault", timeout=DEADLINE)
+        acknowledged = timeline.acknowledged()
+        wait_until(lambda: timeline.acknowledged() >= acknowledged + after, "writes after", timeout=DEADLINE)
         return caused
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from counters.domain import refusals
-from counters.domain.poll_rules import keeps_voter_count, utc_now
+from counters.domain.poll_rules import keeps_voter_count
 from counters.domain.values import IdempotencyClaim, VoteChange, VoterRecord
 from counters.domain.vote_decision import decide_vote
 from counters.exceptions import (
@@ -24,6 +24,7 @@ from counters.exceptions import (
 from counters.store.dynamodb.table import CONDITION_FAILED, Table, TransactionCancelled, TransactionInProgress
 from counters.store.dynamodb.vote_items import vote_transaction
 from counters.store.dynamodb.vote_memory import VoteBasis, VoteMemory
+from counters.store.poll_clock import poll_clock
 
 # A transaction cancelled by a concurrent click is taken again from a fresh read, with jitter.
 VOTE_ATTEMPTS = 8
@@ -48,7 +49,12 @@ class Ballot(NamedTuple):
     def decide(self, basis: VoteBasis) -> VoteChange:
         """The change asked for, from `basis`, by the rules both stores share (or their refusal)."""
         return decide_vote(
-            basis.poll, basis.record, voter=self.voter, option=self.option, picked=self.picked, now=utc_now()
+            basis.poll,
+            basis.record,
+            voter=self.voter,
+            option=self.option,
+            picked=self.picked,
+            now=poll_clock().utc_now(),
         )
 
 

@@ -13,6 +13,7 @@ from counters.domain.vote_decision import voter_count_move
 from counters.store.dynamodb import items, schema
 from counters.store.dynamodb.expressions import named, typed
 from counters.store.dynamodb.table import Table, TransactionCancelled
+from counters.store.poll_clock import poll_clock
 
 # Open: not closed by staff, and its closing time (stored to the second in UTC, as now_iso's times,
 # so the strings compare as the times do) not reached.
@@ -133,7 +134,7 @@ def poll_open_check(table: Table, poll: PollDefinition) -> dict[str, Any]:
         schema.poll_registry_key(poll.id),
         condition=POLL_OPEN,
         names=named(pk=schema.PK, closed=schema.CLOSED, closes=schema.CLOSES_AT, resets=schema.RESETS),
-        values=typed(false=False, now=now_iso(), resets=poll.resets),
+        values=typed(false=False, now=poll_clock().iso_now(), resets=poll.resets),
     )
 
 

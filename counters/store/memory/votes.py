@@ -8,11 +8,12 @@ from dataclasses import replace
 from counters.domain import values
 from counters.domain.clock import now_iso
 from counters.domain.names import option_counter_name
-from counters.domain.poll_rules import keeps_voter_count, utc_now
+from counters.domain.poll_rules import keeps_voter_count
 from counters.domain.vote_decision import check_room, decide_vote, voter_count_move
 from counters.exceptions import IdempotencyRace
 from counters.store.memory.state import IdempotencyRecord
 from counters.store.memory.vote_reads import VoteReadMethods
+from counters.store.poll_clock import poll_clock
 
 
 class VoteMethods(VoteReadMethods):
@@ -34,7 +35,12 @@ class VoteMethods(VoteReadMethods):
             if claim is not None and (used := self._live_record(poll_id, claim.key, int(time.time()))):
                 raise IdempotencyRace(used.reply(), poll)
             change = decide_vote(
-                poll, self._record(poll_id, voter), voter=voter, option=option, picked=picked, now=utc_now()
+                poll,
+                self._record(poll_id, voter),
+                voter=voter,
+                option=option,
+                picked=picked,
+                now=poll_clock().utc_now(),
             )
             if change.counted:
                 self._count_voter(poll, voter, change)

@@ -16,6 +16,7 @@ from counters.embedded.supervisor import Supervisor
 from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.processes import PROJECT_DIR as BASE_DIR
 from tests.support.processes import occupy_port, run_at_once
+from tests.support.timing import wait_until
 from tests.unit.embedded.test_dynamodb_local import TABLE, client, create_table, gone, instances
 
 pytestmark = [pytest.mark.processes, RESTARTS_DYNAMODB]
@@ -66,9 +67,8 @@ def test_a_killed_instance_is_started_again_on_its_port_with_its_data(data_dir: 
     kill(first.pid)
 
     started = time.monotonic()
-    while (back := local.status(data_dir)) is None:
-        assert time.monotonic() - started < HEAL_SECONDS, "DynamoDB Local was not started again"
-        time.sleep(0.1)
+    wait_until(lambda: local.status(data_dir), "DynamoDB Local started again", timeout=HEAL_SECONDS, poll=0.1)
+    back = local.status(data_dir)
     print(f"answering again {time.monotonic() - started:.1f} s after the kill")
 
     assert back.pid != first.pid
@@ -157,9 +157,6 @@ def test_a_port_someone_listens_on_is_not_free(data_dir: Path) -> None:
     assert not local._port_free(port)
     assert local.stop(data_dir)
     # Free again once the JVM's last thread is gone (its connections' TIME_WAIT is no bar).
-    deadline = time.monotonic() + 5
-    while not local._port_free(port):
-        assert time.monotonic() < deadline, "the stopped server's port stayed taken"
-        time.sleep(0.1)
+    wait_until(lambda: local._port_free(port), "the stopped server's port to be free", timeout=5, poll=0.1)
     with occupy_port(port):
         assert not local._port_free(port)

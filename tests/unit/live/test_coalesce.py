@@ -7,6 +7,7 @@ import itertools
 
 from counters.live.coalesce import Coalescer, Pending
 from counters.live.loop import LiveLoop
+from tests.support.timing import until
 
 INTERVAL = 0.02
 
@@ -23,8 +24,13 @@ class Recorder:
         await asyncio.sleep(self.takes)
 
 
+def sent_last(send: Recorder, version: int) -> bool:
+    """Whether the last send began carried version `version` of `a` (the newest fed: nothing follows it)."""
+    return bool(send.sends) and send.sends[-1][1] == {"a": (version, version, "")}
+
+
 async def feed(coalescer: Coalescer, count: int) -> None:
-    """One update of `a` every 5 ms, each a newer version."""
+    """One update of `a` every 5 ms, each a newer version (the pace is the load under test)."""
     for version in range(1, count + 1):
         coalescer.add([("a", version, version)])
         await asyncio.sleep(0.005)
@@ -34,8 +40,7 @@ async def test_sends_keep_the_newest_version_and_the_interval():
     send = Recorder(takes=0.0)
     coalescer = Coalescer(LiveLoop(), send, interval=lambda: INTERVAL, what="test")
     await feed(coalescer, 20)
-    await asyncio.sleep(3 * INTERVAL)
-    assert send.sends[-1][1] == {"a": (20, 20, "")}
+    await until(lambda: sent_last(send, 20), "the newest version sent", timeout=5)
     gaps = [b[0] - a[0] for a, b in zip(send.sends, send.sends[1:], strict=False)]
     assert gaps and min(gaps) >= INTERVAL * 0.9
 
@@ -45,7 +50,7 @@ async def test_a_slow_send_spaces_the_next_by_the_busy_share():
     send = Recorder(takes=0.04)
     coalescer = Coalescer(LiveLoop(), send, interval=lambda: INTERVAL, what="test", busy_share=0.25)
     await feed(coalescer, 60)
-    await asyncio.sleep(0.5)
+    await until(lambda: sent_last(send, 60), "the newest version sent", timeout=5)
     starts = [at for at, _ in send.sends]
     gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert len(gaps) >= 1 and min(gaps) >= (0.04 + 0.12) * 0.9
@@ -53,5 +58,5 @@ async def test_a_slow_send_spaces_the_next_by_the_busy_share():
     # Without the share the same sends follow each other at the interval.
     plain = Recorder(takes=0.04)
     await feed(Coalescer(LiveLoop(), plain, interval=lambda: INTERVAL, what="test"), 60)
-    await asyncio.sleep(0.5)
+    await until(lambda: sent_last(plain, 60), "the newest version sent", timeout=5)
     assert len(plain.sends) > len(send.sends)

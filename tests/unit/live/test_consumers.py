@@ -20,9 +20,11 @@ from counters.live.consumers import CLOSE_TRY_AGAIN
 from counters.live.fanout import CLOSE_RELAY_LOST, fanout
 from counters.live.loop import live_loop
 from counters.live.snapshots import SnapshotReader
+from counters.metrics import metrics
 from counters.runtime import runtime
 from counters.store import store_lost
 from tests.support.live import dashboard_socket, latest
+from tests.support.timing import until, wait_until
 
 BURST = 100
 SHARED = 8
@@ -31,6 +33,11 @@ SHARED = 8
 def snapshot_of(counter_list) -> Callable[[], list[dict]]:
     """A snapshot read from `counter_list` (a stand-in for selectors.counter_list)."""
     return lambda: [counter.as_dict() for counter in counter_list()]
+
+
+def update_frames_handed_out() -> float:
+    """Update frames the fan-out has handed to sockets so far (its own count, as /metrics shows it)."""
+    return metrics().registry.get_sample_value("counters_live_frames_total", {"kind": "update"}) or 0
 
 
 def state(name: str, value: int, version: int) -> CounterState:
@@ -63,9 +70,9 @@ async def test_an_update_during_the_snapshot_read_follows_the_snapshot(memory_de
 
     def slow_list():
         counters = listed()
-        # A write lands while the snapshot is being read, and its frame reaches the relay meanwhile.
+        # A write lands while the snapshot is being read, and its frame is handed to the socket meanwhile.
         broadcast.publish([state("welcome", 1, 1)])
-        time.sleep(0.5)
+        wait_until(lambda: update_frames_handed_out() >= 1, "the update handed to the socket", timeout=10)
         return counters
 
     process_runtime.give("snapshots", SnapshotReader(live_loop(), read=snapshot_of(slow_list)))
@@ -136,8 +143,7 @@ async def test_sockets_that_connect_during_a_snapshot_read_share_the_next_one(
     process_runtime.give("snapshots", SnapshotReader(live_loop(), read=snapshot_of(counted_list)))
     async with contextlib.AsyncExitStack() as stack:
         first = await stack.enter_async_context(dashboard_socket())
-        while not calls:
-            await asyncio.sleep(0.01)
+        await until(lambda: calls, "the first snapshot read", timeout=10)
         others = [await stack.enter_async_context(dashboard_socket()) for _ in range(SHARED)]
         release.set()
         messages = [await socket.receive_json_from(timeout=10) for socket in [first, *others]]

@@ -11,6 +11,7 @@ from counters.domain.values import CounterState
 from counters.live.loop import LiveLoop, live_loop
 from counters.live.read_back import ReadBack
 from tests.support.server_loop import server_loop
+from tests.support.timing import wait_until
 
 
 class Store:
@@ -52,12 +53,6 @@ def read_back_of(store: Store, published: list[tuple[str, int]], live: LiveLoop 
     return ReadBack(live or live_loop(), read=store.read, send=send)
 
 
-def wait_for(condition, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
 def test_without_a_server_loop_the_caller_reads_itself(published):
     assert read_back_of(Store(), published, LiveLoop()).request(["poll"]) is False
     assert published == []
@@ -70,8 +65,8 @@ def test_many_votes_share_few_reads_and_the_last_read_holds_every_vote(published
         for _ in range(200):
             store.vote()  # acknowledged, then handed on
             assert read_back.request(["poll"]) is True
-            time.sleep(0.001)
-        wait_for(lambda: published and published[-1] == ("poll.a", 200))
+            time.sleep(0.001)  # votes spread over time, as people cast them: the load under test
+        wait_until(lambda: published and published[-1] == ("poll.a", 200), "every vote pushed", timeout=10)
     assert published[-1] == ("poll.a", 200)
     assert 1 <= len(store.reads) < 50, len(store.reads)  # about one per interval, not one per vote
 
@@ -82,7 +77,7 @@ def test_a_failed_read_is_retried_until_the_votes_are_pushed(published, caplog):
     with server_loop():
         store.vote()
         read_back.request(["poll"])
-        wait_for(lambda: published == [("poll.a", 1)])
+        wait_until(lambda: published == [("poll.a", 1)], "the vote pushed", timeout=10)
     assert published == [("poll.a", 1)]
     assert len(store.reads) == 3
     assert "Read-back failed; retrying" in caplog.text

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from asgiref.sync import sync_to_async
 
 from counters import services
@@ -12,6 +10,7 @@ from counters.domain.visitors import Client
 from counters.live.loop import LiveLoop
 from counters.live.tallies import TALLIES_EVENT, Tallies, TallyPush
 from tests.support.live import dashboard_socket
+from tests.support.timing import until
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
@@ -80,10 +79,7 @@ async def test_one_read_serves_the_visits_that_meet_and_a_failed_one_is_tried_ag
     push.visitors_rose(["docs", SITE_VISITORS])
     push.bots_rose("docs", 4)
     push.visitors_rose(["welcome"])
-    for _ in range(100):
-        if sent:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: sent, "the tallies pushed after the failed read", timeout=5)
     assert reads[0] == sorted(["docs", SITE_VISITORS, "welcome"])
     assert reads[1] == reads[0], "what the failed read held is read again"
     assert sent == [

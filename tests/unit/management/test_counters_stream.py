@@ -5,19 +5,10 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import time
 
 from tests.support.processes import PROJECT_DIR
 from tests.support.site import REDIS_URL, site_env_for
-
-
-def wait_for(condition, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError("timed out")
+from tests.support.timing import wait_until
 
 
 def test_the_command_takes_the_lease_and_gives_it_up(store, dynamodb_local, tmp_path, redis_prefix):
@@ -33,7 +24,9 @@ def test_the_command_takes_the_lease_and_gives_it_up(store, dynamodb_local, tmp_
         text=True,
     )
     try:
-        wait_for(lambda: (store.stream_status() or {}).get("live"))
+        wait_until(
+            lambda: (store.stream_status() or {}).get("live"), "the command's lease", timeout=30, poll=0.2
+        )
         assert store.stream_status()["owner"].split(":")[1] == str(process.pid)
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)

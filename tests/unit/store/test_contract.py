@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import boto3
 import pytest
@@ -28,6 +28,7 @@ from counters.exceptions import (
     VersionConflict,
 )
 from counters.store.dynamodb.backend import DynamoCounterStore
+from tests.support.clocks import HeldClock
 
 BACKENDS = ["dynamodb-local", "memory"]
 
@@ -479,10 +480,11 @@ def test_polls_reveal_and_hide_once_each_and_bump_their_version(any_store):
 # ---- votes ----
 
 
-def test_a_poll_past_its_closing_time_takes_no_vote_though_no_flag_flipped(any_store):
-    any_store.create_poll(lang_poll(closes_at=closing_time(datetime.now(UTC) + timedelta(seconds=2))))
+def test_a_poll_past_its_closing_time_takes_no_vote_though_no_flag_flipped(any_store, process_runtime):
+    clock = process_runtime.give("clock", HeldClock())
+    any_store.create_poll(lang_poll(closes_at=closing_time(clock.utc_now() + timedelta(minutes=5))))
     any_store.cast_vote("lang", voter="v1", option="py")
-    time.sleep(2.1)
+    clock.advance(5 * 60 + 1)
     assert any_store.get_poll("lang").closed is False
     with pytest.raises(PollClosed):
         any_store.cast_vote("lang", voter="v2", option="py")

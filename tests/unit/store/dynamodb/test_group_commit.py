@@ -12,13 +12,19 @@ import pytest
 from counters.domain.values import CounterDefinition
 from counters.exceptions import OutcomeUnknown, StoreUnavailable
 from tests.support.store_faults import counter_key, store_faults
+from tests.support.timing import wait_until
 
 FOLLOWERS = 9
 # The first write is held this long, so the followers surely arrive while it is in flight.
 HELD_SECONDS = 1.5
 
 
-def first_then_followers(store, name: str, *, bots: bool = False) -> tuple[Future, list[Future]]:
+def in_flight(faults) -> None:
+    """Wait until the first UpdateItem is held by its delay: it is in flight from then on."""
+    wait_until(lambda: faults.count("UpdateItem") >= 1, "the first write in flight", timeout=10)
+
+
+def first_then_followers(store, faults, name: str, *, bots: bool = False) -> tuple[Future, list[Future]]:
     """One view (or bot view) held in flight, then FOLLOWERS more of the same counter while it is."""
     pool = ThreadPoolExecutor(FOLLOWERS + 1)
     if bots:
@@ -26,7 +32,7 @@ def first_then_followers(store, name: str, *, bots: bool = False) -> tuple[Futur
     else:
         write = functools.partial(store.increment, name, kind="views")
     first = pool.submit(write)
-    time.sleep(HELD_SECONDS / 5)  # the first is in flight now
+    in_flight(faults)
     followers = [pool.submit(write) for _ in range(FOLLOWERS)]
     pool.shutdown(wait=False)
     return first, followers
@@ -45,7 +51,7 @@ def test_views_that_meet_in_flight_share_one_write_and_are_answered_after_it(sto
     store.define_counter(CounterDefinition(name="home", kind="views", step=step, shards=shards))
     with store_faults(store) as faults:
         faults.arm("delay", operation="UpdateItem", times=1, seconds=HELD_SECONDS)
-        first, followers = first_then_followers(store, "home")
+        first, followers = first_then_followers(store, faults, "home")
         answers = [future.result(timeout=30) for future in followers]
     assert (first.result().value, first.result().version) == (step, 1)
     # One write carried the nine: each is answered with the total after it, none counted twice.
@@ -68,7 +74,7 @@ def test_a_failed_shared_write_fails_every_view_it_carried(store, fault, error, 
     with store_faults(store) as faults:
         faults.arm("delay", operation="UpdateItem", times=1, seconds=HELD_SECONDS)
         faults.arm(fault, operation="UpdateItem", times=1, contains=counter_key("home"))
-        first, followers = first_then_followers(store, "home")
+        first, followers = first_then_followers(store, faults, "home")
         outcomes = [outcome(future) for future in followers]
     assert first.result().value == 1
     assert all(isinstance(result, error) for result in outcomes), outcomes
@@ -83,7 +89,7 @@ def test_bot_views_that_meet_in_flight_share_one_write(store):
     store.define_counter(CounterDefinition(name="home", kind="views"))
     with store_faults(store) as faults:
         faults.arm("delay", operation="UpdateItem", times=1, seconds=HELD_SECONDS)
-        first, followers = first_then_followers(store, "home", bots=True)
+        first, followers = first_then_followers(store, faults, "home", bots=True)
         answers = [future.result(timeout=30) for future in followers]
     assert first.result().bot_views == 1
     assert {state.bot_views for state in answers} == {FOLLOWERS + 1}
@@ -99,7 +105,7 @@ def test_counters_do_not_wait_for_each_other(store):
         faults.arm("delay", operation="UpdateItem", times=1, seconds=HELD_SECONDS, contains=("home",))
         with ThreadPoolExecutor(2) as pool:
             slow = pool.submit(store.increment, "home", kind="views")
-            time.sleep(HELD_SECONDS / 5)
+            in_flight(faults)
             began = time.monotonic()
             assert store.increment("docs", kind="views").value == 1
             other_took = time.monotonic() - began
