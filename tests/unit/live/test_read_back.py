@@ -95,6 +95,6 @@ def test_a_failed_send_reads_again_and_sends_until_the_votes_are_pushed(publishe
     with server_loop():
         store.vote()
         read_back.request(["poll"])
-        wait_for(lambda: published == [("poll.a", 1)])
+        wait_until(lambda: published == [("poll.a", 1)], "the vote pushed after the failed send", timeout=10)
     assert published == [("poll.a", 1)] and len(store.reads) == 2
     assert "Read-back failed; retrying" in caplog.text
