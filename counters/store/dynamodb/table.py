@@ -17,6 +17,7 @@ from botocore.exceptions import ClientError
 
 from counters.exceptions import CounterError, OutcomeUnknown, StoreUnavailable
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.direct import direct_calls
 from counters.store.dynamodb.misconfigured import StoreReach
 from counters.store.dynamodb.outage import error_code, unavailable_on_outage
 
@@ -109,6 +110,8 @@ class Table:
         # that are not idempotent (ADD); `retrying` may, for reads and idempotent or transactional writes.
         self.single_shot = single_shot
         self.retrying = retrying
+        # The increment's UpdateItem without botocore's per-call work (direct.py); None keeps botocore.
+        self.direct = direct_calls(single_shot)
         self.name = name
         # DynamoDB Local answers a transaction before its SQLite COMMIT has run, so a SIGKILL can undo
         # the last one it acknowledged (docs/operations.md). A consistent read queues behind that
@@ -126,6 +129,8 @@ class Table:
         """Close both clients' connection pools (once when they are the same client)."""
         for client in {id(self.single_shot): self.single_shot, id(self.retrying): self.retrying}.values():
             client.close()
+        if self.direct is not None:
+            self.direct.close()
 
     def ensure(self) -> bool:
         """Create the table if missing; return whether it was created."""
@@ -245,9 +250,11 @@ class Table:
             kwargs["ReturnValues"] = returns
         if old_on_failure:
             kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        client = self.single_shot if send_once else self.retrying
         with refusals(write=write, reach=self.reach):
-            response = client.update_item(**kwargs)
+            if send_once and self.direct is not None:
+                response = self.direct.call("UpdateItem", kwargs)
+            else:
+                response = (self.single_shot if send_once else self.retrying).update_item(**kwargs)
         return response.get("Attributes", {})
 
     def put_item(
