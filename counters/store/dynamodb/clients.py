@@ -74,8 +74,18 @@ class Connection:
     region: str
     access_key_id: str | None = None
     secret_access_key: str | None = None
-    # The embedded DynamoDB Local, whose transactions need a read before they are answered (table.py).
+    # The embedded DynamoDB Local, started and supervised by this process (counters/embedded/).
     embedded: bool = False
+
+    @property
+    def commit_barrier(self) -> bool:
+        """Whether a transaction is answered only after a read of it (table.py): on the embedded store only.
+
+        DynamoDB Local answers a transaction before its SQLite COMMIT has run (docs/operations.md);
+        Amazon DynamoDB (any DYNAMODB_ENDPOINT_URL) has committed it when it answers, so it never pays
+        for the extra read.
+        """
+        return self.embedded
 
 
 @dataclass(frozen=True)
