@@ -37,9 +37,9 @@ BUDGETS = {
     # The page's UpdateItem and its template; the visitor is known to this process, so no write for it.
     "page view, known visitor": (2400, ["UpdateItem"], 0),
     # A first view of the day also writes the page's visitor and the site's visitor (a transaction each).
-    "page view, new visitor": (6000, ["UpdateItem", "TransactWriteItems", "TransactWriteItems"], 0),
+    "page view, new visitor": (3450, ["UpdateItem", "TransactWriteItems", "TransactWriteItems"], 0),
     # One transaction; the totals come from what the process knows. Two limits (voter, address) in Redis.
-    "vote": (3350, ["TransactWriteItems"], 4),
+    "vote": (1850, ["TransactWriteItems"], 4),
     # Answered before Django: the per-address limit in Redis and the page's batched UpdateItem.
     "site beacon, known page": (1000, ["UpdateItem"], 2),
 }

@@ -1,14 +1,16 @@
-"""The increment's UpdateItem built, signed, sent and read here, without botocore's per-call work.
+"""The store's writes (UpdateItem, TransactWriteItems) built, signed, sent and read here, not by botocore.
 
 Why: botocore spends about 1,500 Python calls on one UpdateItem (a dozen events, endpoint rules, a
-header dict rebuilt at each step, SigV4 through several objects, a walk of the input shape), which was
-two thirds of a counted view's work (docs/performance.md). The increment goes out once and never again
-(clients.py), so none of the SDK's retry machinery applies to it: here its JSON is dumped as is, signed
-with SigV4 (the signature botocore computes, tests/unit/store/dynamodb/test_direct.py), sent on a urllib3
-pool with the client's own timeouts and size, and its answer read. What a caller sees is botocore's:
-ClientError with the same `response`, and the transport errors botocore raises, so outage.py maps them
-unchanged; the client's `before-send` handlers still see each request, and call_metrics.py times it.
-A client this does not cover (proxies, FIPS or dual-stack endpoints, no credentials) keeps botocore.
+header dict rebuilt at each step, SigV4 through several objects, a walk of the input shape) and 2,700
+on a vote's transaction: two thirds of a counted view's work and of a vote's (docs/performance.md).
+Here the call's JSON is dumped as is, signed with SigV4 (the signature botocore computes,
+tests/unit/store/dynamodb/test_direct.py), sent on a urllib3 pool with the client's own timeouts and
+size, and its answer read. What a caller sees is botocore's: ClientError with the same `response`,
+the transport errors botocore raises (outage.py maps them unchanged), and for a client that retries,
+botocore's own standard retry decisions (conditions, backoff, quota); an increment's client never
+resends. The client's `before-send` handlers still see each attempt, and call_metrics.py times each
+call. A client this does not cover (proxies, FIPS or dual-stack endpoints, an endpoint with a path, no
+credentials) keeps botocore.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import json
 import socket
 import time
 from concurrent.futures import CancelledError
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import getproxies, proxy_bypass
 
 import urllib3
-from botocore.awsrequest import AWSPreparedRequest
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.exceptions import (
     ClientError,
     ConnectionClosedError,
@@ -35,7 +38,9 @@ from botocore.exceptions import (
     ReadTimeoutError,
     SSLError,
 )
+from botocore.hooks import first_non_none_response
 from botocore.httpsession import get_cert_path
+from botocore.retries import quota, standard
 from urllib3.exceptions import ConnectTimeoutError as URLLib3ConnectTimeoutError
 from urllib3.exceptions import NewConnectionError, ProtocolError
 from urllib3.exceptions import ReadTimeoutError as URLLib3ReadTimeoutError
@@ -63,6 +68,7 @@ def direct_calls(client: Any) -> DirectCalls | None:
         or config.proxies
         or config.use_fips_endpoint
         or config.use_dualstack_endpoint
+        or urlsplit(endpoint).path not in ("", "/")
         or _proxied(endpoint)
     ):
         return None
@@ -85,8 +91,9 @@ class DirectCalls:
         self.url = client.meta.endpoint_url.rstrip("/") + "/"
         parts = urlsplit(self.url)
         port = parts.port or DEFAULT_PORTS[parts.scheme]
-        # The Host botocore signs: the port only when it is not the scheme's own.
-        self.host = parts.hostname if port == DEFAULT_PORTS[parts.scheme] else f"{parts.hostname}:{port}"
+        # The Host botocore signs: an IPv6 address in brackets, the port only when not the scheme's own.
+        host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+        self.host = host if port == DEFAULT_PORTS[parts.scheme] else f"{host}:{port}"
         config = client.meta.config
         pool = {
             "maxsize": config.max_pool_connections,
@@ -101,27 +108,65 @@ class DirectCalls:
         else:
             self.pool = urllib3.HTTPConnectionPool(parts.hostname, port, **pool)
         self.user_agent = config.user_agent or "botocore"
+        self.model = client.meta.service_model
+        attempts = (config.retries or {}).get("total_max_attempts", 1)
+        self.retries = Retries.standard(attempts) if attempts > 1 else None
         # The day's signing key, kept for the day (and the secret it was derived from).
         self._key: tuple[str, str, bytes] = ("", "", b"")
 
     def call(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one call and return its parsed answer; ClientError for DynamoDB's refusal, as botocore's."""
+        """Send one call and return its parsed answer; ClientError for DynamoDB's refusal, as botocore's.
+
+        A client that retries resends as botocore's standard mode would (its conditions, backoff and
+        quota, retry_handler below); a transaction's ClientRequestToken makes that safe.
+        """
         began = time.perf_counter()
-        request = self.request(operation, params, now=time.gmtime())
-        try:
-            status, headers, content = self._answer(operation, request)
-        except Exception as exc:
-            call_metrics.record(operation, began, type(exc).__name__)
-            raise
-        if status < 300:
-            call_metrics.record(operation, began, None)
-            return _loads(content)
-        response = error_response(status, headers, content)
+        context: dict[str, Any] = {}
+        attempt = 1
+        while True:
+            failure: Exception | None = None
+            try:
+                request = self.request(operation, params, now=time.gmtime())
+                status, headers, content = self._answer(operation, request)
+            except Exception as exc:  # what botocore hands its retry handler too
+                failure, status, headers, content = exc, 0, {}, b""
+            if failure is None and status < 300:
+                if self.retries is not None:
+                    self.retries.quota.release_retry_quota(context, Answered(status))
+                call_metrics.record(operation, began, None)
+                return _loads(content)
+            response = None if failure is not None else error_response(status, headers, content)
+            delay = self._retry_delay(operation, attempt, (status, headers, response), failure, context)
+            if delay is None:
+                break
+            time.sleep(delay)
+            attempt += 1
+        if failure is not None:
+            call_metrics.record(operation, began, type(failure).__name__)
+            raise failure
         if call_metrics.condition_refused(response):
             call_metrics.record(operation, began, None, refused=True)
         else:
             call_metrics.record(operation, began, response["Error"]["Code"] or str(status))
         raise ClientError(response, operation)
+
+    def _retry_delay(
+        self, operation: str, attempt: int, answer: tuple, failure: Exception | None, context: dict
+    ) -> float | None:
+        """Seconds to wait before sending again, or None to give up (botocore's decision)."""
+        if self.retries is None:
+            return None
+        status, headers, response = answer
+        delay = self.retries.handler.needs_retry(
+            response=None
+            if failure is not None
+            else (AWSResponse(self.url, status, headers, None), response),
+            attempts=attempt,
+            caught_exception=failure,
+            operation=self.model.operation_model(operation),
+            request_dict={"context": context},
+        )
+        return None if delay is None or delay is False else delay
 
     def request(self, operation: str, params: dict[str, Any], *, now: time.struct_time) -> AWSPreparedRequest:
         """The signed request of one call at `now` (UTC)."""
@@ -175,7 +220,10 @@ class DirectCalls:
 
     def _answer(self, operation: str, request: AWSPreparedRequest) -> tuple[int, Any, bytes]:
         """Status, headers and body: from a `before-send` handler if one answers, else from DynamoDB."""
-        _, given = self.events.emit_until_response(f"before-send.{SERVICE}.{operation}", request=request)
+        # Every handler sees the request, as botocore's own send emits it; the first answer wins.
+        given = first_non_none_response(
+            self.events.emit(f"before-send.{SERVICE}.{operation}", request=request)
+        )
         if given is not None:
             return given.status_code, given.headers, given.content
         return self._send(request)
@@ -213,6 +261,36 @@ class DirectCalls:
     def close(self) -> None:
         """Close the pool's connections."""
         self.pool.close()
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The status of an answer, as the retry quota reads it."""
+
+    status_code: int
+
+
+@dataclass(frozen=True)
+class Retries:
+    """botocore's standard retry mode, for one sender: its handler (conditions, backoff) and its quota."""
+
+    handler: standard.RetryHandler
+    quota: standard.RetryQuotaChecker
+
+    @classmethod
+    def standard(cls, attempts: int) -> Retries:
+        """What botocore's `register_retry_handler` builds for a client, without registering it."""
+        adapter = standard.RetryEventAdapter()
+        throttling = standard.ThrottlingErrorDetector(adapter)
+        retry_quota = standard.RetryQuotaChecker(quota.RetryQuota(), throttling)
+        policy = standard.RetryPolicy(
+            retry_checker=standard.StandardRetryConditions(max_attempts=attempts),
+            retry_backoff=standard.ExponentialBackoff(service_name=SERVICE, throttling_detector=throttling),
+        )
+        handler = standard.RetryHandler(
+            retry_policy=policy, retry_event_adapter=adapter, retry_quota=retry_quota, service_name=SERVICE
+        )
+        return cls(handler=handler, quota=retry_quota)
 
 
 def error_response(status: int, headers: Any, content: bytes) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from botocore import xform_name
 from botocore.exceptions import ClientError
 
 from counters.exceptions import CounterError, OutcomeUnknown, StoreUnavailable
@@ -110,8 +111,9 @@ class Table:
         # that are not idempotent (ADD); `retrying` may, for reads and idempotent or transactional writes.
         self.single_shot = single_shot
         self.retrying = retrying
-        # The increment's UpdateItem without botocore's per-call work (direct.py); None keeps botocore.
+        # Writes sent without botocore's per-call work (direct.py); None keeps botocore for that client.
         self.direct = direct_calls(single_shot)
+        self.direct_retrying = self.direct if retrying is single_shot else direct_calls(retrying)
         self.name = name
         # DynamoDB Local answers a transaction before its SQLite COMMIT has run, so a SIGKILL can undo
         # the last one it acknowledged (docs/operations.md). A consistent read queues behind that
@@ -129,8 +131,9 @@ class Table:
         """Close both clients' connection pools (once when they are the same client)."""
         for client in {id(self.single_shot): self.single_shot, id(self.retrying): self.retrying}.values():
             client.close()
-        if self.direct is not None:
-            self.direct.close()
+        for direct in {id(self.direct): self.direct, id(self.direct_retrying): self.direct_retrying}.values():
+            if direct is not None:
+                direct.close()
 
     def ensure(self) -> bool:
         """Create the table if missing; return whether it was created."""
@@ -251,10 +254,7 @@ class Table:
         if old_on_failure:
             kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         with refusals(write=write, reach=self.reach):
-            if send_once and self.direct is not None:
-                response = self.direct.call("UpdateItem", kwargs)
-            else:
-                response = (self.single_shot if send_once else self.retrying).update_item(**kwargs)
+            response = self._write("UpdateItem", kwargs, send_once=send_once)
         return response.get("Attributes", {})
 
     def put_item(
@@ -292,9 +292,19 @@ class Table:
         """
         # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
         with refusals(write=write, reach=self.reach):
-            self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
+            self._write(
+                "TransactWriteItems", {"TransactItems": items, "ClientRequestToken": uuid.uuid4().hex}
+            )
         if self.commit_barrier:
             self._await_commit(items)
+
+    def _write(self, operation: str, params: dict[str, Any], *, send_once: bool = False) -> dict[str, Any]:
+        """Send one write on the client that never resends (`send_once`) or the retrying one."""
+        direct = self.direct if send_once else self.direct_retrying
+        if direct is not None:
+            return direct.call(operation, params)
+        client = self.single_shot if send_once else self.retrying
+        return getattr(client, xform_name(operation))(**params)
 
     def _await_commit(self, items: list[dict[str, Any]]) -> None:
         """Read one of a committed transaction's items; OutcomeUnknown if that read fails in any way."""

@@ -1,4 +1,4 @@
-"""The increment's UpdateItem sent directly: signed, answered and refused as botocore does it."""
+"""The store's writes sent directly: signed, answered, refused and resent as botocore does it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from botocore.config import Config
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
+from counters.exceptions import StoreUnavailable
 from counters.store.dynamodb.clients import Connection, build_clients
 from counters.store.dynamodb.direct import DirectCalls, direct_calls
+from tests.support.round_trips import round_trips
+from tests.support.store_faults import store_faults
+from tests.support.voting import poll_tally
 
 PARAMS = {
     "TableName": "counters",
@@ -37,7 +41,11 @@ def botocore_signature(request, credentials: Credentials, region: str) -> str:
 
 @pytest.mark.parametrize(
     ("endpoint", "token"),
-    [("http://127.0.0.1:8123", None), ("https://dynamodb.eu-west-1.amazonaws.com", "session-token")],
+    [
+        ("http://127.0.0.1:8123", None),
+        ("http://[::1]:8123", None),
+        ("https://dynamodb.eu-west-1.amazonaws.com", "session-token"),
+    ],
 )
 def test_a_request_is_signed_as_botocore_signs_it(endpoint, token):
     clients = build_clients(Connection(endpoint, "eu-west-1", "AKIDEXAMPLE", "secret"))
@@ -101,3 +109,20 @@ def test_an_answer_and_a_refusal_read_as_botocore_reads_them(demo_store):
     assert errors[0]["Error"]["Code"] == "ConditionalCheckFailedException"
     assert errors[0]["Item"] == errors[1]["Item"]
     assert errors[0]["ResponseMetadata"]["HTTPStatusCode"] == 400
+
+
+def test_a_vote_throttled_once_is_sent_again_and_counted_once(demo_store):
+    before = poll_tally(demo_store, "language")
+    with store_faults(demo_store) as faults, round_trips(demo_store) as sent:
+        faults.arm("throttle", operation="TransactWriteItems", times=1, error_type="ThrottlingException")
+        assert demo_store.cast_vote("language", voter="anon:resent", option="go").counted
+    assert sent.of_thread().count("TransactWriteItems") == 2
+    assert poll_tally(demo_store, "language")["go"] == before["go"] + 1
+
+
+def test_an_increment_is_never_sent_twice(demo_store):
+    with store_faults(demo_store) as faults, round_trips(demo_store) as sent:
+        faults.arm("throttle", operation="UpdateItem", times=1, error_type="ThrottlingException")
+        with pytest.raises(StoreUnavailable):
+            demo_store.increment("welcome", kind="views")
+    assert sent.operations() == ["UpdateItem"]
