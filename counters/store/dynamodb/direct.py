@@ -10,7 +10,7 @@ the transport errors botocore raises (outage.py maps them unchanged), and for a 
 botocore's own standard retry decisions (conditions, backoff, quota); an increment's client never
 resends. The client's `before-send` handlers still see each attempt, and call_metrics.py times each
 call. A client this does not cover (proxies, FIPS or dual-stack endpoints, an endpoint with a path, no
-credentials) keeps botocore.
+credentials, an object wrapping a client) keeps botocore.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from urllib.request import getproxies, proxy_bypass
 
 import urllib3
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.client import BaseClient
 from botocore.exceptions import (
     ClientError,
     ConnectionClosedError,
@@ -59,6 +60,8 @@ BINARY_MARK = b'"B'
 
 def direct_calls(client: Any) -> DirectCalls | None:
     """The direct sender for `client`'s calls, or None where botocore must keep them (module note)."""
+    if not isinstance(client, BaseClient):
+        return None  # a wrapper around a client keeps its own methods
     config = client.meta.config
     credentials = client._get_credentials()
     endpoint = client.meta.endpoint_url or ""
