@@ -83,7 +83,7 @@ class DynamoCounterStore(CounterStore):
             client=clients.single_shot,
             retrying_client=clients.retrying,
             table=conf.table_name(),
-            commit_barrier=connection.embedded,
+            commit_barrier=connection.commit_barrier,
             embedded=connection.embedded,
             streams_client=clients.streams,
         )

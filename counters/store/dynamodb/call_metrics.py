@@ -43,11 +43,12 @@ def _started(*, model: Any, context: dict, **kwargs: Any) -> None:
 def _answered(*, http_response: Any, parsed: dict, model: Any, context: dict, **kwargs: Any) -> None:
     """An answer came back: its time, and its error code if DynamoDB refused the call."""
     if http_response.status_code < 300:
-        _record(model.name, context, None)
+        record(model.name, context.pop(STARTED, None), None)
     elif condition_refused(parsed):
-        _record(model.name, context, None, refused=True)
+        record(model.name, context.pop(STARTED, None), None, refused=True)
     else:
-        _record(model.name, context, parsed.get("Error", {}).get("Code") or str(http_response.status_code))
+        code = parsed.get("Error", {}).get("Code") or str(http_response.status_code)
+        record(model.name, context.pop(STARTED, None), code)
 
 
 def condition_refused(parsed: dict) -> bool:
@@ -65,12 +66,11 @@ def condition_refused(parsed: dict) -> bool:
 
 def _unanswered(*, exception: BaseException, context: dict, **kwargs: Any) -> None:
     """No answer came back: its time, and the exception's class as the kind."""
-    _record(context.get(OPERATION, "unknown"), context, type(exception).__name__)
+    record(context.get(OPERATION, "unknown"), context.pop(STARTED, None), type(exception).__name__)
 
 
-def _record(operation: str, context: dict, error: str | None, *, refused: bool = False) -> None:
-    """Add one call (and its error or refusal, if any) to the instruments."""
-    started = context.pop(STARTED, None)
+def record(operation: str, started: float | None, error: str | None, *, refused: bool = False) -> None:
+    """Add one call begun at `started` (and its error or refusal, if any) to the instruments."""
     try:
         found = metrics()
         if started is not None:

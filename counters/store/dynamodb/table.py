@@ -13,10 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from botocore import xform_name
 from botocore.exceptions import ClientError
 
 from counters.exceptions import CounterError, OutcomeUnknown, StoreUnavailable
 from counters.store.dynamodb import schema
+from counters.store.dynamodb.direct import direct_calls
 from counters.store.dynamodb.misconfigured import StoreReach
 from counters.store.dynamodb.outage import error_code, unavailable_on_outage
 
@@ -109,6 +111,9 @@ class Table:
         # that are not idempotent (ADD); `retrying` may, for reads and idempotent or transactional writes.
         self.single_shot = single_shot
         self.retrying = retrying
+        # Writes sent without botocore's per-call work (direct.py); None keeps botocore for that client.
+        self.direct = direct_calls(single_shot)
+        self.direct_retrying = self.direct if retrying is single_shot else direct_calls(retrying)
         self.name = name
         # DynamoDB Local answers a transaction before its SQLite COMMIT has run, so a SIGKILL can undo
         # the last one it acknowledged (docs/operations.md). A consistent read queues behind that
@@ -126,6 +131,9 @@ class Table:
         """Close both clients' connection pools (once when they are the same client)."""
         for client in {id(self.single_shot): self.single_shot, id(self.retrying): self.retrying}.values():
             client.close()
+        for direct in {id(self.direct): self.direct, id(self.direct_retrying): self.direct_retrying}.values():
+            if direct is not None:
+                direct.close()
 
     def ensure(self) -> bool:
         """Create the table if missing; return whether it was created."""
@@ -245,9 +253,8 @@ class Table:
             kwargs["ReturnValues"] = returns
         if old_on_failure:
             kwargs["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
-        client = self.single_shot if send_once else self.retrying
         with refusals(write=write, reach=self.reach):
-            response = client.update_item(**kwargs)
+            response = self._write("UpdateItem", kwargs, send_once=send_once)
         return response.get("Attributes", {})
 
     def put_item(
@@ -285,9 +292,19 @@ class Table:
         """
         # The token makes an SDK resend of a transaction that did commit a no-op, not a conflict.
         with refusals(write=write, reach=self.reach):
-            self.retrying.transact_write_items(TransactItems=items, ClientRequestToken=uuid.uuid4().hex)
+            self._write(
+                "TransactWriteItems", {"TransactItems": items, "ClientRequestToken": uuid.uuid4().hex}
+            )
         if self.commit_barrier:
             self._await_commit(items)
+
+    def _write(self, operation: str, params: dict[str, Any], *, send_once: bool = False) -> dict[str, Any]:
+        """Send one write on the client that never resends (`send_once`) or the retrying one."""
+        direct = self.direct if send_once else self.direct_retrying
+        if direct is not None:
+            return direct.call(operation, params)
+        client = self.single_shot if send_once else self.retrying
+        return getattr(client, xform_name(operation))(**params)
 
     def _await_commit(self, items: list[dict[str, Any]]) -> None:
         """Read one of a committed transaction's items; OutcomeUnknown if that read fails in any way."""

@@ -6,6 +6,7 @@ import pytest
 
 from counters.exceptions import OutcomeUnknown
 from counters.store.dynamodb.backend import DynamoCounterStore
+from counters.store.dynamodb.clients import Connection
 from tests.support.round_trips import round_trips
 from tests.support.store_faults import store_faults
 from tests.support.voting import poll_tally
@@ -43,3 +44,18 @@ def test_a_barrier_read_that_fails_leaves_the_outcome_unknown(embedded_like, fau
             embedded_like.cast_vote(POLL, voter="anon:unsure", option="rust")
     # DynamoDB took it; a resend with the vote's Idempotency-Key would answer from it, never count twice.
     assert poll_tally(embedded_like, POLL)["rust"] == before["rust"] + 1
+
+
+def test_amazon_dynamodb_never_pays_for_the_read(settings):
+    settings.DYNAMODB_ENDPOINT_URL = "https://dynamodb.eu-west-1.amazonaws.com"
+    settings.AWS_REGION = "eu-west-1"
+    store = DynamoCounterStore.from_settings()
+    try:
+        assert not store.gateway.commit_barrier
+    finally:
+        store.close()
+
+
+def test_only_the_embedded_dynamodb_local_reads_after_a_transaction():
+    assert Connection("http://127.0.0.1:8000", "us-east-1", embedded=True).commit_barrier
+    assert not Connection("http://127.0.0.1:8000", "us-east-1").commit_barrier
