@@ -2,7 +2,8 @@
 # Set up everything Live counters needs on a fresh machine, then run the site or the tests.
 #   scripts/dev.sh run    -> the dashboard at http://127.0.0.1:8000/ (PORT=... to change)
 #   scripts/dev.sh test   -> the whole test suite, on TEST_WORKERS (3) workers (extra args go to pytest)
-#   scripts/dev.sh test-fast -> the fast tier: unit, API, security and docs tests that start no process
+#   scripts/dev.sh test-fast -> the fast tier: unit, API, security and docs tests that start no process,
+#                               no browser and no DynamoDB Local
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +13,8 @@ PY="$VENV/bin/python"
 WORKERS="${TEST_WORKERS:-3}"
 # Each group of tests that must take turns runs on one worker (tests/support/groups.py).
 PARALLEL=(-n "$WORKERS" --dist loadgroup --durations=25)
-FAST_TIER=(tests/unit tests/api tests/security tests/docs -m "not processes and not browser")
+# The edit loop's tier: no DynamoDB Local, no process, no browser (the full tier runs those too).
+FAST_TIER=(tests/unit tests/api tests/security tests/docs -m "not processes and not browser and not dynamodb")
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -16,6 +16,7 @@ from counters.runtime import Runtime, use_runtime
 from counters.store import CounterStore, get_store
 from tests.support.groups import keep_browser_modules_together, mark_alone, name_groups_in_ids
 from tests.support.site import REDIS_URL
+from tests.support.tiers import mark_dynamodb, require_the_mark
 
 # The suite's fuzzing is reproducible: the same examples on every run, none kept between runs.
 # `COUNTERS_FUZZ=explore` draws new examples each run (and keeps failures in .hypothesis/ to replay).
@@ -29,9 +30,10 @@ DYNAMODB_READY_TIMEOUT = 120
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
-    """Tests that run alone marked so; groups for `--dist loadgroup`: each browser module's own, then
-    every group named in its tests' ids."""
+    """Tests that run alone or need DynamoDB Local marked so; groups for `--dist loadgroup`: each browser
+    module's own, then every group named in its tests' ids."""
     mark_alone(items)
+    mark_dynamodb(items)
     keep_browser_modules_together(items)
     yield
     name_groups_in_ids(config, items)
@@ -63,8 +65,9 @@ def dynamodb_local() -> Iterator[LocalDynamo]:
 
 
 @pytest.fixture
-def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path):
+def store_settings(dynamodb_local: LocalDynamo, settings, tmp_path, request):
     """Point the app at the session's DynamoDB Local and a table of its own."""
+    require_the_mark(request)
     settings.DYNAMODB_ENDPOINT_URL = dynamodb_local.endpoint_url
     settings.AWS_REGION = dynamodb_local.region
     settings.COUNTERS_TABLE = f"test-{uuid.uuid4().hex[:12]}"

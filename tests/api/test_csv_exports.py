@@ -135,7 +135,7 @@ def test_history_csv_defaults_to_the_last_hour(views):
     assert len(table) == 1 + 60
 
 
-def test_poll_results_parse_and_add_up_to_the_polls_total(demo_store):
+def test_poll_results_parse_and_add_up_to_the_polls_total(memory_demo_store):
     for voter, option in [("a", "python"), ("b", "python"), ("c", "python"), ("d", "go")]:
         services.vote_cast(poll_id="language", voter=voter, option=option)
     client = DjangoClient()
@@ -152,12 +152,12 @@ def test_poll_results_parse_and_add_up_to_the_polls_total(demo_store):
     assert sum(int(votes) for _, _, votes, _ in table[1:]) == poll["total"] == 4
 
 
-def test_a_poll_without_votes_has_no_share_yet(demo_store):
+def test_a_poll_without_votes_has_no_share_yet(memory_demo_store):
     table = rows(DjangoClient().get("/api/polls/deploy/results.csv"))
     assert {share for *_, share in table[1:]} == {"0.0"}
 
 
-def test_labels_that_a_spreadsheet_would_run_are_written_as_text(demo_store):
+def test_labels_that_a_spreadsheet_would_run_are_written_as_text(memory_demo_store):
     labels = ['=HYPERLINK("http://evil.example")', "+1+1", "-2+3", "@SUM(A1)", 'Plain, "quoted"']
     services.poll_create(
         poll_id="formulas", question="Which?", options=[(f"o{i}", label) for i, label in enumerate(labels)]
@@ -185,7 +185,7 @@ def test_labels_that_a_spreadsheet_would_run_are_written_as_text(demo_store):
         ("/api/polls/UPPER/results.csv", {}, 400),
     ],
 )
-def test_bad_names_and_windows_get_json_errors(demo_store, url, query, status):
+def test_bad_names_and_windows_get_json_errors(memory_demo_store, url, query, status):
     response = DjangoClient().get(url, query)
     assert response.status_code == status
     assert set(response.json()) == {"error", "detail"}

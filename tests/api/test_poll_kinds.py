@@ -1,5 +1,5 @@
-"""Multiple choice (each pick added or removed exactly once with its Idempotency-Key, at most k picks)
-and the 1-5 rating (its distribution and average), through the vote API on DynamoDB Local."""
+"""Multiple choice (each pick added or removed exactly once with its Idempotency-Key, at most k picks,
+on DynamoDB Local) and the 1-5 rating (its distribution and average), through the vote API."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_a_voter_picks_at_most_k_options_each_counted_once(demo_store):
 
 
 @pytest.mark.django_db
-def test_a_rating_shows_its_distribution_and_average(demo_store):
+def test_a_rating_shows_its_distribution_and_average(memory_demo_store):
     poll = services.poll_create(poll_id="talk", question="Rate the talk", kind="rating")
     assert [option.id for option in poll.options] == ["1", "2", "3", "4", "5"]
     for stars in ("5", "4", "4"):
@@ -58,7 +58,7 @@ def test_a_rating_shows_its_distribution_and_average(demo_store):
 
 
 @pytest.mark.django_db
-def test_the_dashboard_marks_every_pick_of_a_multiple_choice_card(demo_store):
+def test_the_dashboard_marks_every_pick_of_a_multiple_choice_card(memory_demo_store):
     options = [("talks", "Talks"), ("food", "Food"), ("wifi", "Wi-Fi")]
     services.poll_create(
         poll_id="liked", question="What did you like?", options=options, kind="multi", max_picks=2

@@ -31,13 +31,13 @@ def vote(client: Client, option: str):
 
 
 @pytest.fixture
-def secret(demo_store):
+def secret(memory_demo_store):
     """A poll whose totals show only when the presenter reveals them, with three votes in it."""
     services.poll_create(
         poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="revealed"
     )
     for n, option in enumerate(["a", "a", "b"]):
-        demo_store.cast_vote(POLL, voter=f"anon:seed{n}", option=option)
+        memory_demo_store.cast_vote(POLL, voter=f"anon:seed{n}", option=option)
 
 
 @pytest.fixture
@@ -129,7 +129,7 @@ def test_the_presenters_reveal_shows_the_totals_and_hide_takes_them_back(secret,
 
 
 @pytest.mark.django_db
-def test_a_poll_shown_after_voting_shows_its_totals_to_its_voters_only(demo_store):
+def test_a_poll_shown_after_voting_shows_its_totals_to_its_voters_only(memory_demo_store):
     services.poll_create(poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="voted")
     voter, other = audience(), audience()
     answer = vote(voter, "b").json()["poll"]
@@ -157,7 +157,7 @@ def test_a_poll_shown_once_closed_shows_its_totals_when_staff_close_it(secret, s
 
 
 @pytest.mark.django_db
-def test_a_poll_for_signed_in_users_refuses_anonymous_votes(demo_store, staff):
+def test_a_poll_for_signed_in_users_refuses_anonymous_votes(memory_demo_store, staff):
     services.poll_create(
         poll_id="members", question="Members?", options=[("a", "A"), ("b", "B")], audience="users"
     )

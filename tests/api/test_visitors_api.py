@@ -10,7 +10,7 @@ BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.
 CRAWLER = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)"
 
 
-def test_counters_history_and_beacon_carry_visitors_and_bots_as_documented(demo_store):
+def test_counters_history_and_beacon_carry_visitors_and_bots_as_documented(memory_demo_store):
     client = Client(enforce_csrf_checks=True, HTTP_USER_AGENT=BROWSER)
     client.get("/pages/docs/")
     token = client.cookies["csrftoken"].value

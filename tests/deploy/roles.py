@@ -15,9 +15,9 @@ from counters.background import history_writer
 from counters.domain.visitors import new_salt, visit_day
 from counters.services import polls
 from counters.store import get_store
+from counters.store.dynamodb.streams.every_stream import own_changes
 from counters.store.dynamodb.streams.lease import Lease
 from counters.store.dynamodb.streams.reader import StreamReader
-from counters.store.dynamodb.streams.site import own_changes
 from counters.streams.changes import OutsideChanges
 
 PAGE = "docs"

@@ -26,6 +26,7 @@ from tests.support.groups import RESTARTS_DYNAMODB
 from tests.support.live import site_socket
 from tests.support.processes import SiteProcess
 from tests.support.site import embedded_env, manage, site_env_for, store_on
+from tests.support.tiers import ON_DYNAMODB
 from tests.support.voting import assert_poll_consistent, poll_tally
 
 pytestmark = [pytest.mark.processes, RESTARTS_DYNAMODB]
@@ -126,7 +127,7 @@ def drain_until_closed(socket) -> int:
     raise AssertionError("the dashboard socket stayed open while the store was dead")
 
 
-@pytest.mark.parametrize("fault", ["daphne", "store"])
+@pytest.mark.parametrize("fault", [pytest.param("daphne", marks=ON_DYNAMODB), "store"])
 def test_votes_resent_with_their_keys_after_a_crash_count_exactly_once(fault, request, tmp_path):
     if fault == "daphne":
         store = request.getfixturevalue("demo_store")

@@ -51,8 +51,8 @@ def totals(store) -> dict[str, tuple[int, int]]:
 
 @FUZZ
 @given(sent=frames)
-async def test_client_frames_are_ignored_and_updates_still_arrive(demo_store, sent):
-    before = await sync_to_async(totals)(demo_store)
+async def test_client_frames_are_ignored_and_updates_still_arrive(memory_demo_store, sent):
+    before = await sync_to_async(totals)(memory_demo_store)
     async with dashboard_socket() as socket:
         snapshot = await socket.receive_json_from(timeout=10)
         assert snapshot["type"] == "snapshot"
@@ -61,7 +61,7 @@ async def test_client_frames_are_ignored_and_updates_still_arrive(demo_store, se
             await socket.send_input({"type": "websocket.receive", kind: payload})
         # The consumer neither answers nor closes: the next frame out is the next real update.
         assert await socket.receive_nothing(timeout=0.05)
-        assert await sync_to_async(totals)(demo_store) == before, "a client frame wrote something"
+        assert await sync_to_async(totals)(memory_demo_store) == before, "a client frame wrote something"
 
         state = await sync_to_async(services.view_record)(slug="docs")
 

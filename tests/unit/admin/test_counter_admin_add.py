@@ -20,7 +20,7 @@ def adder(client):
 
 
 @pytest.mark.django_db
-def test_the_list_links_to_the_form_which_registers_a_page_counter(adder, store):
+def test_the_list_links_to_the_form_which_registers_a_page_counter(adder, memory_store):
     assert f'href="{ADD}"' in adder.get(LIST).content.decode()
     form = adder.get(ADD)
     assert form.status_code == 200
@@ -29,7 +29,7 @@ def test_the_list_links_to_the_form_which_registers_a_page_counter(adder, store)
     done = adder.post(ADD, data, follow=True)
     assert done.redirect_chain == [(f"{LIST}pricing/", 302)]
     assert "Counter pricing was registered." in done.content.decode()
-    state = store.get("pricing")
+    state = memory_store.get("pricing")
     assert (state.kind, state.title, state.description, state.value) == (
         "views",
         "Pricing",
@@ -40,13 +40,13 @@ def test_the_list_links_to_the_form_which_registers_a_page_counter(adder, store)
 
 
 @pytest.mark.django_db
-def test_a_taken_name_is_refused_and_the_counter_left_as_it_is(adder, store):
+def test_a_taken_name_is_refused_and_the_counter_left_as_it_is(adder, memory_store):
     adder.post(ADD, {"name": "pricing", "title": "Pricing", "start": "0"})
-    store.increment("pricing", kind="views")
+    memory_store.increment("pricing", kind="views")
     again = adder.post(ADD, {"name": "pricing", "title": "Other", "start": "0"})
     assert again.status_code == 409
     assert "A counter named &#x27;pricing&#x27; exists already; pick another name." in again.content.decode()
-    assert (store.get("pricing").title, store.get("pricing").value) == ("Pricing", 1)
+    assert (memory_store.get("pricing").title, memory_store.get("pricing").value) == ("Pricing", 1)
 
 
 @pytest.mark.django_db
@@ -58,15 +58,15 @@ def test_a_taken_name_is_refused_and_the_counter_left_as_it_is(adder, store):
         ({"name": "pricing", "start": "-1"}, "greater than or equal to 0"),
     ],
 )
-def test_fields_that_do_not_fit_register_nothing(adder, store, data, message):
+def test_fields_that_do_not_fit_register_nothing(adder, memory_store, data, message):
     page = adder.post(ADD, data)
     assert page.status_code == 400
     assert message in page.content.decode() and "Nothing was registered." in page.content.decode()
-    assert store.counter_names() == []
+    assert memory_store.counter_names() == []
 
 
 @pytest.mark.django_db
-def test_staff_without_the_permission_and_forged_posts_are_refused(client, store):
+def test_staff_without_the_permission_and_forged_posts_are_refused(client, memory_store):
     client.force_login(make_user("vic", "view_counter"))
     assert 'href="/admin/counters/counter/add/"' not in client.get(LIST).content.decode()
     assert client.get(ADD).status_code == 403
@@ -80,4 +80,4 @@ def test_staff_without_the_permission_and_forged_posts_are_refused(client, store
     )
     posted = checked.post(ADD, {"name": "pricing", "start": "0", "csrfmiddlewaretoken": token})
     assert posted.status_code == 302
-    assert store.counter_names() == ["pricing"]
+    assert memory_store.counter_names() == ["pricing"]

@@ -17,15 +17,15 @@ def manager(client):
 
 
 @pytest.mark.django_db
-def test_create_a_poll_with_its_options(manager, store):
+def test_create_a_poll_with_its_options(manager, memory_store):
     assert 'href="/admin/counters/poll/add/"' in manager.get(LIST).content.decode()
     data = {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nsalad-bar | Salad bar\n\n"}
     response = manager.post(f"{LIST}add/", data, follow=True)
     assert response.redirect_chain == [(f"{LIST}lunch/", 302)]
     assert "Poll lunch was created with 2 options." in response.content.decode()
-    poll = store.get_poll("lunch")
+    poll = memory_store.get_poll("lunch")
     assert [(o.id, o.label) for o in poll.options] == [("soup", "Soup"), ("salad-bar", "Salad bar")]
-    assert store.get("lunch.salad-bar").kind == "votes"
+    assert memory_store.get("lunch.salad-bar").kind == "votes"
     assert '<tr data-poll="lunch">' in manager.get(LIST).content.decode()
 
     again = manager.post(f"{LIST}add/", {**data, "question": "Again?"})
@@ -33,7 +33,7 @@ def test_create_a_poll_with_its_options(manager, store):
         again.status_code == 400
         and "A poll named &#x27;lunch&#x27; exists already." in again.content.decode()
     )
-    assert store.get_poll("lunch").question == "Lunch?"
+    assert memory_store.get_poll("lunch").question == "Lunch?"
 
 
 @pytest.mark.django_db
@@ -48,43 +48,43 @@ def test_create_a_poll_with_its_options(manager, store):
         {"poll_id": "ok", "question": "Q?", "options": "\n".join(f"o{i}" for i in range(21))},
     ],
 )
-def test_invalid_polls_are_refused_and_nothing_is_written(manager, store, data):
+def test_invalid_polls_are_refused_and_nothing_is_written(manager, memory_store, data):
     assert manager.post(f"{LIST}add/", data).status_code == 400
-    assert store.list_polls() == [] and store.counter_names() == []
+    assert memory_store.list_polls() == [] and memory_store.counter_names() == []
 
 
 @pytest.mark.django_db
-def test_add_an_option_only_with_a_new_id(manager, demo_store):
+def test_add_an_option_only_with_a_new_id(manager, memory_demo_store):
     response = manager.post(f"{LIST}deploy/options/", {"label": "Kubernetes"}, follow=True)
     assert "Option kubernetes was added to deploy." in response.content.decode()
-    assert demo_store.get_poll("deploy").options[-1].id == "kubernetes"
-    assert demo_store.get("deploy.kubernetes").value == 0
+    assert memory_demo_store.get_poll("deploy").options[-1].id == "kubernetes"
+    assert memory_demo_store.get("deploy.kubernetes").value == 0
     duplicate = manager.post(f"{LIST}deploy/options/", {"label": "AWS again", "option_id": "aws"})
     assert duplicate.status_code == 409
     assert "Poll &#x27;deploy&#x27; already has an option &#x27;aws&#x27;." in duplicate.content.decode()
-    assert [o.id for o in demo_store.get_poll("deploy").options].count("aws") == 1
+    assert [o.id for o in memory_demo_store.get_poll("deploy").options].count("aws") == 1
     assert manager.post(f"{LIST}deploy/options/", {"label": ""}).status_code == 400
 
 
 @pytest.mark.django_db
-def test_close_and_reopen_a_poll_say_when_it_is_so_already(manager, demo_store):
+def test_close_and_reopen_a_poll_say_when_it_is_so_already(manager, memory_demo_store):
     closed = manager.post(f"{LIST}language/closed/", {"closed": "1"}, follow=True)
     assert "Poll language is now closed." in closed.content.decode()
     assert 'id="poll-state">closed<' in closed.content.decode()
-    assert demo_store.get_poll("language").closed is True
+    assert memory_demo_store.get_poll("language").closed is True
     stale = manager.post(f"{LIST}language/closed/", {"closed": "1"}, follow=True)  # a second tab's form
     assert "Poll &#x27;language&#x27; is already closed." in stale.content.decode()
     reopened = manager.post(f"{LIST}language/closed/", {"closed": "0"}, follow=True)
     assert "Poll language is now open." in reopened.content.decode()
-    assert demo_store.get_poll("language").closed is False
+    assert memory_demo_store.get_poll("language").closed is False
     assert manager.get(f"{LIST}ghost/").status_code == 404
     assert manager.post(f"{LIST}ghost/closed/", {"closed": "1"}).status_code == 404
     with pytest.raises(UnknownCounter):
-        demo_store.get_poll("ghost")
+        memory_demo_store.get_poll("ghost")
 
 
 @pytest.mark.django_db
-def test_staff_without_poll_permissions_is_refused(client, demo_store):
+def test_staff_without_poll_permissions_is_refused(client, memory_demo_store):
     client.force_login(make_user("vic", "view_poll"))
     page = client.get(f"{LIST}deploy/").content.decode()
     assert 'id="option-form"' not in page and 'id="closed-form"' not in page
@@ -92,14 +92,17 @@ def test_staff_without_poll_permissions_is_refused(client, demo_store):
     assert client.post(f"{LIST}add/", {"poll_id": "x", "question": "Q?", "options": "A"}).status_code == 403
     assert client.post(f"{LIST}deploy/options/", {"label": "K8s"}).status_code == 403
     assert client.post(f"{LIST}deploy/closed/", {"closed": "1"}).status_code == 403
-    assert len(demo_store.get_poll("deploy").options) == 3 and demo_store.get_poll("deploy").closed is False
+    assert (
+        len(memory_demo_store.get_poll("deploy").options) == 3
+        and memory_demo_store.get_poll("deploy").closed is False
+    )
     client.logout()
     assert client.post(f"{LIST}deploy/closed/", {"closed": "1"}).status_code == 302
-    assert demo_store.get_poll("deploy").closed is False
+    assert memory_demo_store.get_poll("deploy").closed is False
 
 
 @pytest.mark.django_db
-def test_create_a_rating_with_hidden_results_then_reveal_them(manager, store):
+def test_create_a_rating_with_hidden_results_then_reveal_them(manager, memory_store):
     data = {
         "poll_id": "talk",
         "question": "Rate the talk",
@@ -111,7 +114,7 @@ def test_create_a_rating_with_hidden_results_then_reveal_them(manager, store):
     }
     response = manager.post(f"{LIST}add/", data, follow=True)
     assert response.redirect_chain == [(f"{LIST}talk/", 302)]
-    poll = store.get_poll("talk")
+    poll = memory_store.get_poll("talk")
     assert [o.id for o in poll.options] == ["1", "2", "3", "4", "5"]
     assert (poll.kind, poll.results, poll.closes_at, poll.max_voters, poll.audience) == (
         "rating",
@@ -120,43 +123,43 @@ def test_create_a_rating_with_hidden_results_then_reveal_them(manager, store):
         300,
         "users",
     )
-    store.cast_vote("talk", voter="user:1", option="4")
+    memory_store.cast_vote("talk", voter="user:1", option="4")
     page = manager.get(f"{LIST}talk/").content.decode()
     assert f"Join code <strong>{poll.code}</strong>" in page
     assert 'href="/api/polls/talk/results.csv"' in page and "counters/live.js" in page
     assert 'data-value="1" data-counter="talk.4"' in page  # staff see the hidden totals, kept live
     revealed = manager.post(f"{LIST}talk/control/", {"action": "reveal"}, follow=True).content.decode()
     assert "results are now revealed" in revealed and "Hide the results" in revealed
-    assert store.get_poll("talk").revealed is True
+    assert memory_store.get_poll("talk").revealed is True
 
 
 @pytest.mark.django_db
-def test_reset_and_delete_a_poll_at_the_version_shown_with_a_reason(manager, store):
+def test_reset_and_delete_a_poll_at_the_version_shown_with_a_reason(manager, memory_store):
     import re
 
     manager.post(f"{LIST}add/", {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nSalad"})
-    store.cast_vote("lunch", voter="v1", option="soup")
+    memory_store.cast_vote("lunch", voter="v1", option="soup")
     page = manager.get(f"{LIST}lunch/").content.decode()
     shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
-    store.set_poll_closed("lunch", closed=True)  # the poll moves on after the page was shown
+    memory_store.set_poll_closed("lunch", closed=True)  # the poll moves on after the page was shown
     stale = manager.post(f"{LIST}lunch/reset/", {"shown": shown, "reason": "rehearsal"}, follow=True)
-    assert "Nothing was changed" in stale.content.decode() and store.get("lunch.soup").value == 1
+    assert "Nothing was changed" in stale.content.decode() and memory_store.get("lunch.soup").value == 1
     page = manager.get(f"{LIST}lunch/").content.decode()
     shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
     done = manager.post(f"{LIST}lunch/reset/", {"shown": shown, "reason": "rehearsal"}, follow=True)
-    assert "votes were reset" in done.content.decode() and store.get("lunch.soup").value == 0
-    assert [(a.action, a.actor, a.reason, a.totals) for a in store.poll_audit("lunch")] == [
+    assert "votes were reset" in done.content.decode() and memory_store.get("lunch.soup").value == 0
+    assert [(a.action, a.actor, a.reason, a.totals) for a in memory_store.poll_audit("lunch")] == [
         ("reset", "ann", "rehearsal", {"soup": 1, "salad": 0})
     ]
     page = manager.get(f"{LIST}lunch/").content.decode()
     shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
     gone = manager.post(f"{LIST}lunch/delete/", {"shown": shown, "reason": "done"}, follow=True)
     assert gone.redirect_chain[-1] == (LIST, 302) and "Poll lunch was deleted." in gone.content.decode()
-    assert store.list_polls() == [] and store.poll_audit("lunch")[0].action == "delete"
+    assert memory_store.list_polls() == [] and memory_store.poll_audit("lunch")[0].action == "delete"
 
 
 @pytest.mark.django_db
-def test_edit_the_question_and_labels_until_the_first_vote(manager, store):
+def test_edit_the_question_and_labels_until_the_first_vote(manager, memory_store):
     import re
 
     manager.post(f"{LIST}add/", {"poll_id": "lunch", "question": "Lunch?", "options": "Soup\nSalad"})
@@ -164,11 +167,11 @@ def test_edit_the_question_and_labels_until_the_first_vote(manager, store):
     shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
     edit = {"shown": shown, "question": "Lunch today?", "label-soup": "Tomato soup", "label-salad": "Salad"}
     assert "was edited" in manager.post(f"{LIST}lunch/edit/", edit, follow=True).content.decode()
-    poll = store.get_poll("lunch")
+    poll = memory_store.get_poll("lunch")
     assert (poll.question, poll.options[0].label, poll.version) == ("Lunch today?", "Tomato soup", 1)
-    store.cast_vote("lunch", voter="v1", option="soup")
+    memory_store.cast_vote("lunch", voter="v1", option="soup")
     page = manager.get(f"{LIST}lunch/").content.decode()
     assert 'id="edit-form"' not in page
     shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
     late = manager.post(f"{LIST}lunch/edit/", {**edit, "shown": shown, "question": "Late?"}, follow=True)
-    assert "locked" in late.content.decode() and store.get_poll("lunch").question == "Lunch today?"
+    assert "locked" in late.content.decode() and memory_store.get_poll("lunch").question == "Lunch today?"

@@ -106,11 +106,11 @@ def secret_poll(frames: list[dict]) -> dict:
     return next(p for p in catalogs[-1]["polls"] if p["id"] == POLL)
 
 
-async def test_hidden_totals_reach_staff_sockets_only_until_revealed(demo_store):
+async def test_hidden_totals_reach_staff_sockets_only_until_revealed(memory_demo_store):
     await sync_to_async(services.poll_create)(
         poll_id=POLL, question="Secret?", options=[("a", "A"), ("b", "B")], results="revealed"
     )
-    await sync_to_async(demo_store.cast_vote)(POLL, voter="anon:seed", option="a")
+    await sync_to_async(memory_demo_store.cast_vote)(POLL, voter="anon:seed", option="a")
     async with socket() as audience, socket(STAFF) as staff:
         audience_snapshot = await audience.receive_json_from(timeout=10)
         staff_snapshot = await staff.receive_json_from(timeout=10)

@@ -21,7 +21,7 @@ async def next_of_type(socket, kind: str) -> dict:
             return frame
 
 
-async def test_closing_a_poll_sends_open_pages_the_polls_as_they_are_now(demo_store):
+async def test_closing_a_poll_sends_open_pages_the_polls_as_they_are_now(memory_demo_store):
     async with dashboard_socket() as first, dashboard_socket() as second:
         for socket in (first, second):
             await socket.receive_json_from(timeout=10)
@@ -33,7 +33,7 @@ async def test_closing_a_poll_sends_open_pages_the_polls_as_they_are_now(demo_st
             assert "welcome" in {counter["name"] for counter in frame["counters"]}
 
 
-async def test_a_new_poll_and_option_reach_open_pages_with_their_counters(demo_store):
+async def test_a_new_poll_and_option_reach_open_pages_with_their_counters(memory_demo_store):
     async with dashboard_socket() as socket:
         await socket.receive_json_from(timeout=10)
         await sync_to_async(services.poll_create)(
@@ -50,7 +50,9 @@ async def test_a_new_poll_and_option_reach_open_pages_with_their_counters(demo_s
         assert "helix" in [o["id"] for o in {p["id"]: p for p in frame["polls"]}["editor"]["options"]]
 
 
-async def test_a_catalog_that_cannot_be_read_leaves_pages_as_they_are(demo_store, process_runtime, caplog):
+async def test_a_catalog_that_cannot_be_read_leaves_pages_as_they_are(
+    memory_demo_store, process_runtime, caplog
+):
     def broken() -> str:
         raise OSError("store down")
 

@@ -34,7 +34,7 @@ def test_moved_names_the_pages_whose_number_changed():
     assert moved({}, {}) == {}
 
 
-async def test_each_socket_counts_for_its_page_and_every_socket_hears_the_sums(demo_store):
+async def test_each_socket_counts_for_its_page_and_every_socket_hears_the_sums(memory_demo_store):
     async with contextlib.AsyncExitStack() as stack:
         board = await stack.enter_async_context(dashboard_socket(page="dashboard"))
         snapshot = await board.receive_json_from(timeout=10)
@@ -54,7 +54,7 @@ async def test_each_socket_counts_for_its_page_and_every_socket_hears_the_sums(d
     assert presence().local() == {}, "every closed socket stopped counting"
 
 
-async def test_the_api_tells_how_many_view_a_page_now(demo_store):
+async def test_the_api_tells_how_many_view_a_page_now(memory_demo_store):
     client = Client()
     async with dashboard_socket(page="welcome") as first, dashboard_socket(page="welcome") as second:
         await frames_until(first, lambda now: now.get("welcome") == 2)
@@ -66,7 +66,7 @@ async def test_the_api_tells_how_many_view_a_page_now(demo_store):
     assert (await sync_to_async(client.get)("/api/counters/docs")).json()["viewing_now"] == 0
 
 
-async def test_a_new_socket_gets_the_sums_in_its_snapshot(demo_store):
+async def test_a_new_socket_gets_the_sums_in_its_snapshot(memory_demo_store):
     async with dashboard_socket(page="docs") as first:
         await frames_until(first, lambda now: now == {"docs": 1})
         async with dashboard_socket() as second:
@@ -75,19 +75,19 @@ async def test_a_new_socket_gets_the_sums_in_its_snapshot(demo_store):
 
 
 @pytest.mark.parametrize("query", ["page=UPPER", "page=", "page=a%2Fb", "page=docs&page=welcome"])
-async def test_a_malformed_page_is_refused_at_the_handshake(demo_store, query):
+async def test_a_malformed_page_is_refused_at_the_handshake(memory_demo_store, query):
     assert await accepted(f"/ws/counters/?{query}") is False
     assert presence().local() == {}
 
 
 @pytest.mark.parametrize("page", ["no-such-page", "language.python"])
-async def test_a_name_that_is_no_page_is_closed_after_the_snapshot_read(demo_store, page):
+async def test_a_name_that_is_no_page_is_closed_after_the_snapshot_read(memory_demo_store, page):
     closed = await first_output(ws_path(page))
     assert closed == {"type": "websocket.close", "code": CLOSE_UNKNOWN_PAGE}
     assert presence().local() == {}
 
 
-async def test_a_crowd_arriving_at_once_is_coalesced_into_a_few_frames(demo_store):
+async def test_a_crowd_arriving_at_once_is_coalesced_into_a_few_frames(memory_demo_store):
     interval = conf.broadcast_interval()
     async with dashboard_socket(page="dashboard") as board:
         frames = [await board.receive_json_from(timeout=10)]

@@ -1,4 +1,4 @@
-"""`manage.py counters_poll` and the poll services behind it, against DynamoDB Local."""
+"""`manage.py counters_poll` and the poll services behind it, on the in-process store."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_create_add_close_reopen_list(store):
+def test_create_add_close_reopen_list(memory_store):
     out = run("create", "lunch", "--question", "Lunch?", "--option", "soup=Soup", "--option", "salad")
     assert "lunch (open): Lunch? [soup, salad]" in out
-    assert store.get_poll("lunch").options[1].label == "salad"
+    assert memory_store.get_poll("lunch").options[1].label == "salad"
     assert "[soup, salad, pie]" in run("add-option", "lunch", "pie=Apple pie")
-    assert store.get("lunch.pie").kind == "votes"
+    assert memory_store.get("lunch.pie").kind == "votes"
     assert "lunch (closed)" in run("close", "lunch")
     with pytest.raises(PollClosed):
         services.vote_cast(poll_id="lunch", voter="anon:a", option="soup")
@@ -37,7 +37,7 @@ def test_create_add_close_reopen_list(store):
     ]
 
 
-def test_command_errors_are_command_errors(store):
+def test_command_errors_are_command_errors(memory_store):
     run("create", "lunch", "--question", "Lunch?", "--option", "a", "--option", "b")
     with pytest.raises(CommandError, match="exists already"):
         run("create", "lunch", "--question", "Again?", "--option", "a", "--option", "b")
@@ -49,7 +49,7 @@ def test_command_errors_are_command_errors(store):
         run("create", "x", "--question", "One option?", "--option", "a")
 
 
-def test_poll_create_validates(store):
+def test_poll_create_validates(memory_store):
     with pytest.raises(InvalidInput):
         services.poll_create(poll_id="p", question="Q", options=[("a", "A"), ("a", "B")])
     with pytest.raises(InvalidInput):

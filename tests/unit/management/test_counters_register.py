@@ -17,20 +17,20 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_registers_pages_that_then_count_views(store):
+def test_registers_pages_that_then_count_views(memory_store):
     out = run("welcome", "about-us")
     assert "Registered views counter 'welcome' (Welcome)." in out
     assert "Registered views counter 'about-us' (About us)." in out
-    assert store.counter_names() == ["about-us", "welcome"]
+    assert memory_store.counter_names() == ["about-us", "welcome"]
 
     page = Client(HTTP_USER_AGENT=BROWSER_UA).get("/pages/welcome/")
     assert page.status_code == 200
-    assert store.get("welcome").value == 1
+    assert memory_store.get("welcome").value == 1
 
 
-def test_title_description_and_start(store):
+def test_title_description_and_start(memory_store):
     run("pricing", "--title", "Our prices", "--description", "What it costs.", "--start", "1000")
-    state = store.get("pricing")
+    state = memory_store.get("pricing")
     assert (state.kind, state.title, state.description, state.value) == (
         "views",
         "Our prices",
@@ -39,12 +39,12 @@ def test_title_description_and_start(store):
     )
 
 
-def test_running_it_again_changes_nothing_and_says_so(store):
+def test_running_it_again_changes_nothing_and_says_so(memory_store):
     run("welcome", "--title", "Welcome")
     Client(HTTP_USER_AGENT=BROWSER_UA).get("/pages/welcome/")
     again = run("welcome", "--title", "Another title")
     assert "'welcome' was registered already (views, Welcome, value 1); left as it is." in again
-    state = store.get("welcome")
+    state = memory_store.get("welcome")
     assert (state.title, state.value) == ("Welcome", 1)
 
 
@@ -57,14 +57,14 @@ def test_running_it_again_changes_nothing_and_says_so(store):
         (["welcome", "--title", "x" * 201], "A title is 1 to 200 characters"),
     ],
 )
-def test_refusals_say_what_to_change_and_register_nothing(store, args, message):
+def test_refusals_say_what_to_change_and_register_nothing(memory_store, args, message):
     with pytest.raises(CommandError, match=message):
         run(*args)
-    assert store.counter_names() == []
+    assert memory_store.counter_names() == []
 
 
-def test_a_name_registered_as_the_other_kind_is_refused(store):
+def test_a_name_registered_as_the_other_kind_is_refused(memory_store):
     run("lunch", "--kind", "votes")
     with pytest.raises(CommandError, match="'lunch' is registered already as a votes counter; pick another"):
         run("lunch")
-    assert store.get("lunch").kind == "votes"
+    assert memory_store.get("lunch").kind == "votes"

@@ -17,6 +17,7 @@ from counters.background.history_writer import HistoryRecorder
 from counters.domain.buckets import HOUR
 from counters.domain.clock import Clock, day_in, day_of
 from counters.domain.visitors import Client
+from tests.support.tiers import ON_DYNAMODB
 
 BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 
@@ -32,7 +33,7 @@ class StillClock(Clock):
         return self.now
 
 
-@pytest.fixture(params=["memory_demo_store", "demo_store"])
+@pytest.fixture(params=["memory_demo_store", pytest.param("demo_store", marks=ON_DYNAMODB)])
 def any_store(request):
     """The memory store and DynamoDB Local, each with the demo counters."""
     return request.getfixturevalue(request.param)

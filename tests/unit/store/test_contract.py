@@ -29,8 +29,9 @@ from counters.exceptions import (
 )
 from counters.store.dynamodb.backend import DynamoCounterStore
 from tests.support.clocks import HeldClock
+from tests.support.tiers import ON_DYNAMODB
 
-BACKENDS = ["dynamodb-local", "memory"]
+BACKENDS = [pytest.param("dynamodb-local", marks=ON_DYNAMODB), "memory"]
 
 
 def pytest_generate_tests(metafunc):

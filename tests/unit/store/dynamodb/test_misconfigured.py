@@ -114,6 +114,7 @@ def test_a_missing_table_says_to_run_counters_init(missing_table, caplog):
     assert Client().get("/api/counters").json() == {"counters": []}
 
 
+@pytest.mark.processes  # starts and stops a DynamoDB Local of its own
 def test_a_store_that_answered_and_then_went_away_is_an_outage(settings, monkeypatch):
     with InMemoryDynamo(base_dir=PROJECT_DIR) as local:
         monkeypatch.setenv("AWS_ACCESS_KEY_ID", local.access_key_id)

@@ -31,32 +31,32 @@ class ArticleView(CountedViewMixin, View):
         return HttpResponse(f"counted={request.counter is not None}")
 
 
-def test_decorator_counts_each_get(demo_store):
+def test_decorator_counts_each_get(memory_demo_store):
     factory = RequestFactory()
     assert welcome(factory.get("/")).content == b"1"
     assert welcome(factory.get("/")).content == b"2"
     assert by_slug(factory.get("/"), slug="docs").content == b"1"
-    assert demo_store.get("welcome").value == 2
+    assert memory_demo_store.get("welcome").value == 2
 
 
-def test_decorator_raises_404_for_unregistered_page(demo_store):
+def test_decorator_raises_404_for_unregistered_page(memory_demo_store):
     with pytest.raises(Http404):
         by_slug(RequestFactory().get("/"), slug="unregistered")
 
 
-def test_mixin_counts_gets_only(demo_store):
+def test_mixin_counts_gets_only(memory_demo_store):
     factory = RequestFactory()
     view = ArticleView.as_view()
     assert view(factory.get("/"), slug="docs").content == b"docs=1"
     assert view(factory.post("/"), slug="docs").content == b"counted=False"
-    assert demo_store.get("docs").value == 1
+    assert memory_demo_store.get("docs").value == 1
 
 
-def test_store_outage_leaves_the_page_rendering(demo_store, monkeypatch):
+def test_store_outage_leaves_the_page_rendering(memory_demo_store, monkeypatch):
     def unavailable(*args, **kwargs):
         raise StoreUnavailable("down")
 
-    monkeypatch.setattr(demo_store, "increment", unavailable)
+    monkeypatch.setattr(memory_demo_store, "increment", unavailable)
 
     @count_view("welcome")
     def page(request):
@@ -65,9 +65,9 @@ def test_store_outage_leaves_the_page_rendering(demo_store, monkeypatch):
     assert page(RequestFactory().get("/")).content == b"unavailable=True"
 
 
-def test_template_tags_show_counts(store):
-    store.define_counter(CounterDefinition(name="promo", kind="views", start=1041))
-    store.increment("promo", kind="views")
+def test_template_tags_show_counts(memory_store):
+    memory_store.define_counter(CounterDefinition(name="promo", kind="views", start=1041))
+    memory_store.increment("promo", kind="views")
     html = Template('{% load counters %}{% counter_value "promo" %}|{% live_counter "promo" %}').render(
         Context()
     )

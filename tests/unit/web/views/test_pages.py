@@ -1,4 +1,5 @@
-"""Counted pages and the JSON API through Django's test client, against DynamoDB Local."""
+"""Counted pages and the JSON API through Django's test client, on the in-process store; that a refused
+page writes no item, on DynamoDB Local."""
 
 from __future__ import annotations
 
@@ -14,18 +15,18 @@ def item_count(store) -> int:
 
 
 @pytest.mark.django_db
-def test_page_view_raises_its_counter_by_one(client, demo_store):
-    before = demo_store.get("welcome").value
+def test_page_view_raises_its_counter_by_one(client, memory_demo_store):
+    before = memory_demo_store.get("welcome").value
     response = client.get("/pages/welcome/")
     assert response.status_code == 200
-    assert demo_store.get("welcome").value == before + 1
+    assert memory_demo_store.get("welcome").value == before + 1
     assert f'data-counter="welcome" data-version="1">{before + 1}<' in response.content.decode()
 
 
 @pytest.mark.django_db
-def test_carried_over_page_starts_from_its_start_value(client, demo_store):
+def test_carried_over_page_starts_from_its_start_value(client, memory_demo_store):
     client.get("/pages/pricing/")
-    assert demo_store.get("pricing").value == 1001
+    assert memory_demo_store.get("pricing").value == 1001
 
 
 @pytest.mark.django_db
@@ -40,11 +41,11 @@ def test_unknown_or_invalid_slug_is_404_and_writes_nothing(client, demo_store, s
 
 
 @pytest.mark.django_db
-def test_dashboard_lists_counters_and_counts_itself(client, demo_store):
+def test_dashboard_lists_counters_and_counts_itself(client, memory_demo_store):
     response = client.get("/")
     html = response.content.decode()
     assert response.status_code == 200
-    assert demo_store.get("dashboard").value == 1
+    assert memory_demo_store.get("dashboard").value == 1
     for slug in ("welcome", "pricing", "docs"):
         assert f'href="/pages/{slug}/"' in html
     assert 'href="/pages/dashboard/"' not in html
@@ -52,15 +53,15 @@ def test_dashboard_lists_counters_and_counts_itself(client, demo_store):
 
 
 @pytest.mark.django_db
-def test_dashboard_counter_has_no_page_of_its_own(client, demo_store):
+def test_dashboard_counter_has_no_page_of_its_own(client, memory_demo_store):
     response = client.get("/pages/dashboard/")
     assert (response.status_code, response["Location"]) == (302, "/")
     assert client.post("/pages/dashboard/").status_code == 405
-    assert demo_store.get("dashboard").value == 0
+    assert memory_demo_store.get("dashboard").value == 0
 
 
 @pytest.mark.django_db
-def test_view_beacon_counts_one_view(demo_store):
+def test_view_beacon_counts_one_view(memory_demo_store):
     from django.test import Client
 
     csrf_client = Client(enforce_csrf_checks=True)
@@ -70,11 +71,11 @@ def test_view_beacon_counts_one_view(demo_store):
     response = csrf_client.post("/api/views/docs", HTTP_X_CSRFTOKEN=token)
     assert response.status_code == 200
     assert response.json()["value"] == 1
-    assert demo_store.get("docs").value == 1
+    assert memory_demo_store.get("docs").value == 1
 
 
 @pytest.mark.django_db
-def test_api_lists_and_reads_counters(client, demo_store):
+def test_api_lists_and_reads_counters(client, memory_demo_store):
     client.get("/pages/docs/")
     listed = client.get("/api/counters").json()["counters"]
     by_name = {entry["name"]: entry for entry in listed}
@@ -89,7 +90,7 @@ def test_api_lists_and_reads_counters(client, demo_store):
 
 
 @pytest.mark.django_db
-def test_api_lists_polls_with_totals(client, demo_store):
+def test_api_lists_polls_with_totals(client, memory_demo_store):
     polls = {poll["id"]: poll for poll in client.get("/api/polls").json()["polls"]}
     assert set(polls) == {"language", "deploy"}
     assert [o["id"] for o in polls["deploy"]["options"]] == ["aws", "own-servers", "paas"]
@@ -103,11 +104,11 @@ def test_unknown_api_path_is_json_404(client):
 
 
 @pytest.mark.django_db
-def test_dashboard_of_a_table_without_demo_content_renders_uncounted(client, store):
+def test_dashboard_of_a_table_without_demo_content_renders_uncounted(client, memory_store):
     """`counters_init --no-demo` registers nothing, not even `dashboard`: the page still opens."""
     response = client.get("/")
     assert response.status_code == 200
-    assert store.counter_names() == []
+    assert memory_store.counter_names() == []
 
 
 def test_a_server_error_is_a_styled_page_without_the_live_script():
