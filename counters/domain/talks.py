@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from counters.domain.names import MAX_NAME_LENGTH, validate_text
+from counters.domain.poll_rules import closing_time
 from counters.domain.values import Talk, TalkPoll
 from counters.exceptions import InvalidInput
 
@@ -108,3 +111,25 @@ def next_poll(talk: Talk) -> str | None:
     if not talk.current:
         return talk.poll_ids[0] if talk.polls else None
     return neighbours(talk, talk.current)[1]
+
+
+def local_closing_time(value: object, *, zone: ZoneInfo, now: datetime) -> str | None:
+    """A closing time picked in the site's zone (`2026-11-25T18:00`) as stored (UTC); None if blank;
+    InvalidInput if it is no time or is not ahead of `now`."""
+    if value in (None, ""):
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value).strip())
+    except ValueError as exc:
+        raise InvalidInput(
+            "Pick the closing time with the date and time picker, e.g. 2026-11-25 18:00."
+        ) from exc
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=zone)
+    if moment <= now:
+        raise InvalidInput("That closing time has passed; pick a time ahead.")
+    return closing_time(moment)
+
+
+def closing_after(minutes: int, *, now: datetime) -> str:
+    """The closing time `minutes` after `now`, as stored."""
+    return closing_time(now + timedelta(minutes=minutes))
