@@ -208,3 +208,13 @@ def test_every_change_needs_the_csrf_token(memory_store):
     talk = memory_store.list_talks()[0]
     response = client.post(f"/api/talks/{talk.id}/open", {"poll": "x"}, content_type="application/json")
     assert response.status_code == 403 and response.json()["error"] == "csrf_failed"
+
+
+def test_staff_find_a_polls_room_pages_from_its_admin_page_and_its_card(presenter, memory_demo_store):
+    poll = memory_demo_store.list_polls()[0]
+    admin_page = presenter.get(f"/admin/counters/poll/{poll.id}/").content.decode()
+    assert f'href="/p/{poll.code}/present"' in admin_page and f'href="/p/{poll.code}"' in admin_page
+    dashboard = presenter.get("/").content.decode()
+    assert f'Join code <span class="code">{poll.code}</span>' in dashboard
+    presenter.logout()
+    assert poll.code not in Client().get("/").content.decode()
