@@ -1,6 +1,7 @@
 """A talk in Chromium: a presenter on a 1280x720 projector laptop authors a talk of four polls by keyboard
-alone, puts the last one first, and opens each in turn with N; three phones that joined with the talk's code
-follow every poll the presenter opens. The new pages pass axe at 390 and 1280 px, with no sideways scroll."""
+alone, puts the last one first (and moves one more by drag), and opens each in turn with N; three phones
+that joined with the talk's code follow every poll the presenter opens. The new pages pass axe at 390
+and 1280 px, with no sideways scroll."""
 
 from __future__ import annotations
 
@@ -52,6 +53,18 @@ def add_poll_by_keyboard(
         page.keyboard.press("Enter")
 
 
+def drag(page, card, *, onto) -> None:
+    """Drag `card` and drop it on the lower half of `onto`, as the page's script hears a mouse do it.
+
+    The drag events are sent to the cards: headless Chromium makes none from Playwright's mouse."""
+    data = page.evaluate_handle("new DataTransfer()")
+    box = onto.bounding_box()
+    card.dispatch_event("dragstart", {"dataTransfer": data})
+    at = {"dataTransfer": data, "clientX": box["x"] + 30, "clientY": box["y"] + box["height"] - 8}
+    onto.dispatch_event("dragover", at)
+    onto.dispatch_event("drop", at)
+
+
 def accessible_at_both_sizes(page, what: str) -> None:
     """axe finds nothing at 1280 and at 390 px, and nothing scrolls sideways; back to the projector after."""
     for width, height in ((1280, 720), (390, 844)):
@@ -82,12 +95,17 @@ def test_a_presenter_authors_a_talk_by_keyboard_and_three_phones_follow_it(dynam
                 laptop.keyboard.press("Enter")
             focused = laptop.evaluate("document.activeElement.getAttribute('aria-label') || ''")
             assert focused in (f"Move up: {POLLS[3][0]}", "")  # at the top the button is disabled
-        order = [POLLS[3][0], POLLS[0][0], POLLS[1][0], POLLS[2][0]]
+        expect(laptop.locator(".talk-poll h3")).to_have_text([POLLS[i][0] for i in (3, 0, 1, 2)])
+        # With a mouse: the second card dropped on the lower half of the third goes after it.
+        cards = laptop.locator(".talk-poll")
+        with laptop.expect_navigation():
+            drag(laptop, cards.nth(1), onto=cards.nth(2))
+        order = [POLLS[i][0] for i in (3, 1, 0, 2)]
         expect(laptop.locator(".talk-poll h3")).to_have_text(order)
         talk = room.store.get_talk("friday-keynote")
         kinds = [room.store.get_poll(poll_id).kind for poll_id in talk.poll_ids]
-        assert kinds == ["single", "single", "multi", "rating"]
-        assert room.store.get_poll(talk.poll_ids[1]).results == "revealed"
+        assert kinds == ["single", "multi", "single", "rating"]
+        assert room.store.get_poll(talk.poll_ids[2]).results == "revealed"
         accessible_at_both_sizes(laptop, "the talk page")
         assert laptop.problems == []
 

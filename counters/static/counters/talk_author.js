@@ -18,9 +18,10 @@
       event.dataTransfer.setData("text/plain", dragged.getAttribute("data-talk-poll"));
     });
     list.addEventListener("dragover", function (event) {
+      if (!dragged) return;
+      event.preventDefault(); // anywhere in the list takes the drop, the dragged card itself too
       var over = event.target.closest("[data-talk-poll]");
-      if (!dragged || !over || over === dragged) return;
-      event.preventDefault();
+      if (!over || over === dragged) return;
       var box = over.getBoundingClientRect();
       list.insertBefore(dragged, event.clientY > box.top + box.height / 2 ? over.nextSibling : over);
     });

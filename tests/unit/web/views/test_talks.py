@@ -152,6 +152,7 @@ def test_opening_the_next_poll_moves_the_talks_phones_and_starts_its_timer(prese
     assert "One?" in presenter.get(f"/p/{talk.code}").content.decode()
     presenter.post(f"/p/talks/{talk_id}", {"action": "open-next"})
     assert presenter.get(f"/api/talks/{talk.code}").json()["poll"]["code"] == two.code
+    assert "One?" in presenter.get(f"/p/{one.code}").content.decode()  # a poll's own code still opens it
     assert memory_store.get_poll("two").closes_at is not None  # three minutes from its opening
     response = presenter.post(f"/p/talks/{talk_id}", {"action": "open-next"})
     assert "last poll" in presenter.get(response["Location"]).content.decode()
