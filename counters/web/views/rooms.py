@@ -112,9 +112,7 @@ def show_room(request: HttpRequest, code: str, *, staff: bool) -> HttpResponse:
         try:
             poll = room_data.poll_for_code(code)
         except UnknownCounter:
-            if staff:
-                raise
-            return show_talk(request, code)
+            return present_talk(code) if staff else show_talk(request, code)
         if code != poll.code:
             return redirect(f"counters:{route}", code=poll.code)  # one address per poll
         context = room_context(request, poll, staff=staff)
@@ -123,6 +121,16 @@ def show_room(request: HttpRequest, code: str, *, staff: bool) -> HttpResponse:
     except CounterError as exc:
         return respond_to_error(request, exc)
     return render(request, f"counters/{template}.html", context)
+
+
+def present_talk(code: str) -> HttpResponse:
+    """A talk's code in present mode: the poll open now (or its first) in present mode."""
+    talk = room_data.talk_for_code(code)
+    polls = talk_reads.talk_polls(talk)
+    shown = next((poll for poll in polls if poll.id == talk.current), polls[0] if polls else None)
+    if shown is None:
+        return redirect("counters:talk", talk=talk.id)
+    return redirect("counters:room-present", code=shown.code)
 
 
 def show_talk(request: HttpRequest, code: str) -> HttpResponse:

@@ -146,12 +146,14 @@ def test_opening_the_next_poll_moves_the_talks_phones_and_starts_its_timer(prese
     assert presenter.get(f"/api/talks/{talk.code}").json()["poll"] is None
     assert "first poll" in presenter.get(f"/p/{talk.code}").content.decode()
     one, two = (memory_store.get_poll(poll_id) for poll_id in ("one", "two"))
+    assert presenter.get(f"/p/{talk.code}/present")["Location"] == f"/p/{one.code}/present"
     response = presenter.post(f"/p/talks/{talk_id}", {"action": "open-next"})
     assert response["Location"] == f"/p/{one.code}/present"
     assert presenter.get(f"/api/talks/{talk.code.lower()}").json()["poll"]["id"] == "one"
     assert "One?" in presenter.get(f"/p/{talk.code}").content.decode()
     presenter.post(f"/p/talks/{talk_id}", {"action": "open-next"})
     assert presenter.get(f"/api/talks/{talk.code}").json()["poll"]["code"] == two.code
+    assert presenter.get(f"/p/{talk.code}/present")["Location"] == f"/p/{two.code}/present"
     assert "One?" in presenter.get(f"/p/{one.code}").content.decode()  # a poll's own code still opens it
     assert memory_store.get_poll("two").closes_at is not None  # three minutes from its opening
     response = presenter.post(f"/p/talks/{talk_id}", {"action": "open-next"})
