@@ -66,7 +66,7 @@ def drag(page, card, *, onto) -> None:
 
 
 def accessible_at_both_sizes(page, what: str) -> None:
-    """axe finds nothing at 1280 and at 390 px, and nothing scrolls sideways; back to the page's size after."""
+    """axe finds nothing at 1280 and 390 px, and nothing scrolls sideways; the page's size kept after."""
     size = page.viewport_size
     for width, height in ((1280, 720), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
