@@ -15,6 +15,7 @@ from counters.web.views import (
     rooms,
     site_api,
     site_page,
+    talks,
     vote_api,
 )
 
@@ -56,6 +57,11 @@ urlpatterns += [
 # Rooms (docs/rooms.md): a poll's join address for the audience, and its present mode for staff.
 urlpatterns += [
     path("p", rooms.enter, name="room-enter"),
+    # Talks (a presenter's polls in order): before `p/<code>`, which no code "talks" can match (no L).
+    path("p/talks", talks.talk_list, name="talks"),
+    path("p/talks/<str:talk>", talks.talk_detail, name="talk"),
+    path("api/talks/<str:code>", talks.talk_now, name="api-talk"),
+    path("api/talks/<str:talk>/open", talks.talk_open, name="api-talk-open"),
     path("p/<str:code>", rooms.audience, name="room"),
     path("p/<str:code>/present", rooms.present, name="room-present"),
 ]

@@ -73,3 +73,18 @@ def shards_only_grow(name: str, shards: int) -> str:
 def page_cap(cap: int) -> str:
     """The site created its cap of pages at their first view."""
     return f"This site counts at most {cap} pages created at their first view."
+
+
+def no_talk(talk_id: str) -> str:
+    """No talk has this id."""
+    return f"There is no talk named {talk_id!r}."
+
+
+def talk_exists(talk_id: str) -> str:
+    """A talk of this id exists already."""
+    return f"A talk named {talk_id!r} exists already."
+
+
+def talk_version_changed(talk_id: str) -> str:
+    """The talk changed since the page was read."""
+    return f"The talk {talk_id!r} changed meanwhile; look again and retry."

@@ -85,6 +85,32 @@ class PollDefinition:
 
 
 @dataclass(frozen=True)
+class TalkPoll:
+    """One poll of a talk, in the talk's order; `minutes`: it closes this long after it is opened."""
+
+    poll: str
+    minutes: int | None = None
+
+
+@dataclass(frozen=True)
+class Talk:
+    """A presenter's talk: its polls in order, its own join code, and the poll open on the phones now."""
+
+    id: str
+    title: str
+    polls: tuple[TalkPoll, ...] = field(default_factory=tuple)
+    code: str = ""  # drawn by the store, from the same alphabet and space as the polls' codes
+    current: str = ""  # the id of the poll the presenter has open ("" before the first)
+    # Bumped by every change: the authoring page's writes are conditional on it.
+    version: int = 0
+
+    @property
+    def poll_ids(self) -> list[str]:
+        """The talk's poll ids, in order."""
+        return [entry.poll for entry in self.polls]
+
+
+@dataclass(frozen=True)
 class ResetRecord:
     """One applied reset of a counter, as its audit record holds it."""
 

@@ -260,8 +260,37 @@ class CounterStore(ABC):
         (VersionConflict) and no option has taken a vote yet (Conflict: locked); bump its version."""
 
     @abstractmethod
+    def set_poll_closes_at(self, poll_id: str, *, closes_at: str | None) -> values.PollDefinition:
+        """Set a poll's closing time (ISO-8601 UTC; None: none), bumping its version; return it."""
+
+    @abstractmethod
     def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
         """A poll's audit records of resets and its deletion, newest first."""
+
+    # ---- talks ----
+
+    @abstractmethod
+    def create_talk(self, talk: values.Talk) -> values.Talk:
+        """Register a new talk and its join code (drawn if it has none; never one a poll or talk holds)
+        in one write, at version 0; Conflict if the id or a chosen code is taken. Return it as stored."""
+
+    @abstractmethod
+    def get_talk(self, talk_id: str) -> values.Talk:
+        """Read one talk; raise UnknownCounter if unknown."""
+
+    @abstractmethod
+    def talk_by_code(self, code: str) -> values.Talk:
+        """The talk a join code opens (any case); raise UnknownCounter if none (a poll's code included)."""
+
+    @abstractmethod
+    def list_talks(self) -> list[values.Talk]:
+        """Every talk, sorted by id."""
+
+    @abstractmethod
+    def save_talk(self, talk: values.Talk, *, expected_version: int) -> values.Talk:
+        """Write a talk's title, polls in order and open poll if it is still at `expected_version`
+        (VersionConflict carrying the talk now; UnknownCounter if gone); bump its version; return it.
+        Its id and code never change."""
 
     # ---- votes ----
 

@@ -92,7 +92,9 @@ def poll(context, poll: selectors.PollTotals | str, choices: dict[str, str] | No
     visible = poll.visible_to(staff=is_staff(request), has_voted=choice is not None, now=selectors.now_utc())
     # get_token also makes sure the CSRF cookie is set on this page's response.
     token = get_token(request)
-    return {"poll": poll, "choice": choice, "chosen": chosen, "csrf_token": token, "visible": visible}
+    context = {"poll": poll, "choice": choice, "chosen": chosen, "csrf_token": token, "visible": visible}
+    # Staff see the poll's join code and its room pages on the card.
+    return context | {"staff": is_staff(request)}
 
 
 @register.simple_tag

@@ -28,6 +28,7 @@ from counters.store.dynamodb import (
     resets,
     site_pages,
     starts,
+    talks,
     tallies,
     visitors,
     vote_reads,
@@ -294,6 +295,32 @@ class DynamoCounterStore(CounterStore):
         return poll_resets.edit_poll(
             self.gateway, poll_id, expected_version=expected_version, question=question, labels=labels
         )
+
+    def set_poll_closes_at(self, poll_id: str, *, closes_at: str | None) -> values.PollDefinition:
+        """Set or clear a poll's closing time in one conditional update."""
+        return talks.set_poll_closes_at(self.gateway, poll_id, closes_at=closes_at)
+
+    # ---- talks ----
+
+    def create_talk(self, talk: values.Talk) -> values.Talk:
+        """Put the talk and its join code in one transaction, each only if new."""
+        return talks.create_talk(self.gateway, talk)
+
+    def get_talk(self, talk_id: str) -> values.Talk:
+        """Read a talk's registry entry."""
+        return talks.get_talk(self.gateway, talk_id)
+
+    def talk_by_code(self, code: str) -> values.Talk:
+        """The join code's item, then the talk it names."""
+        return talks.talk_by_code(self.gateway, code)
+
+    def list_talks(self) -> list[values.Talk]:
+        """Every talk from its registry partition."""
+        return talks.list_talks(self.gateway)
+
+    def save_talk(self, talk: values.Talk, *, expected_version: int) -> values.Talk:
+        """One update of the talk, conditional on its version."""
+        return talks.save_talk(self.gateway, talk, expected_version=expected_version)
 
     def poll_audit(self, poll_id: str, *, limit: int = 50) -> list[values.PollAudit]:
         """A poll's resets and deletion, newest first."""

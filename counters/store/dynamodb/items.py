@@ -233,6 +233,58 @@ def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
     )
 
 
+# ---- talks ----
+
+
+def talk_polls_attribute(talk: values.Talk) -> dict[str, Any]:
+    """A talk's polls as stored: a list of maps, in the talk's order."""
+    entries = []
+    for entry in talk.polls:
+        fields: dict[str, Any] = {schema.POLL: {"S": entry.poll}}
+        if entry.minutes is not None:
+            fields[schema.MINUTES] = {"N": str(entry.minutes)}
+        entries.append({"M": fields})
+    return {"L": entries}
+
+
+def talk_item(talk: values.Talk, now: str) -> dict[str, Any]:
+    """A talk's registry item."""
+    return {
+        **schema.talk_registry_key(talk.id),
+        schema.TITLE: {"S": talk.title},
+        schema.TALK_POLLS: talk_polls_attribute(talk),
+        schema.CODE: {"S": talk.code},
+        schema.CURRENT: {"S": talk.current},
+        schema.VERSION: {"N": str(talk.version)},
+        schema.CREATED_AT: {"S": now},
+        schema.UPDATED_AT: {"S": now},
+    }
+
+
+def talk_join_item(talk: values.Talk, now: str) -> dict[str, Any]:
+    """A talk's join code item: the code leads to the talk's id."""
+    return {**schema.join_key(talk.code), schema.TALK: {"S": talk.id}, schema.CREATED_AT: {"S": now}}
+
+
+def talk_from_item(item: dict[str, Any]) -> values.Talk:
+    """Build a values.Talk from its registry item."""
+    polls = tuple(
+        values.TalkPoll(
+            poll=entry["M"][schema.POLL]["S"],
+            minutes=as_int(entry["M"][schema.MINUTES]) if schema.MINUTES in entry["M"] else None,
+        )
+        for entry in item.get(schema.TALK_POLLS, {}).get("L", [])
+    )
+    return values.Talk(
+        id=item[schema.SK]["S"],
+        title=as_str(item.get(schema.TITLE)),
+        polls=polls,
+        code=as_str(item.get(schema.CODE)),
+        current=as_str(item.get(schema.CURRENT)),
+        version=as_int(item.get(schema.VERSION)),
+    )
+
+
 # ---- votes ----
 
 

@@ -85,7 +85,7 @@ def poll_by_code(table: Table, code: str) -> PollDefinition:
     except InvalidInput as exc:
         raise UnknownCounter(refusals.no_code(code)) from exc
     item = table.get_item(schema.join_key(code))
-    if item is None:
+    if item is None or schema.POLL not in item:  # no code, or a talk's
         raise UnknownCounter(refusals.no_code(code))
     return get_poll(table, as_str(item.get(schema.POLL)))
 

@@ -60,6 +60,12 @@ VOTER = "voter"
 NEW_VOTER = "new_voter"  # an idempotency record: its request minted the voter (its answer set the cookie)
 FINGERPRINT = "fingerprint"
 POLL = "poll"
+# A talk's registry item: its title, its polls in order (each a map of POLL and MINUTES), the poll open now;
+# a talk's join code item holds the talk's id in TALK (a poll's holds POLL).
+TALK = "talk"
+TALK_POLLS = "polls"
+MINUTES = "minutes"
+CURRENT = "current"
 PREVIOUS = "previous"
 COUNTED = "counted"
 # Views of a view counter from bots, on its total and shard items beside `value`.
@@ -90,6 +96,7 @@ IDEM_PK_PREFIX = "IDEM#"
 TOTAL_SK = "TOTAL"
 COUNTER_REGISTRY_PK = "REGISTRY"
 POLL_REGISTRY_PK = "POLLS"
+TALK_REGISTRY_PK = "TALKS"
 JOIN_PK = "JOIN"
 SHARD_SK_PREFIX = "SHARD#"
 RESET_SK_PREFIX = "RESET#"
@@ -188,8 +195,13 @@ def poll_registry_key(poll_id: str) -> dict[str, Any]:
     return {PK: {"S": POLL_REGISTRY_PK}, SK: {"S": poll_id}}
 
 
+def talk_registry_key(talk_id: str) -> dict[str, Any]:
+    """Key of a talk's registry entry, which holds its title, its polls in order and the one open now."""
+    return {PK: {"S": TALK_REGISTRY_PK}, SK: {"S": talk_id}}
+
+
 def join_key(code: str) -> dict[str, Any]:
-    """Key of a join code's item, which names the poll the code opens."""
+    """Key of a join code's item, which names the poll (or the talk) the code opens."""
     return {PK: {"S": JOIN_PK}, SK: {"S": code}}
 
 

@@ -17,6 +17,7 @@ from counters.store.memory.poll_resets import PollResetMethods
 from counters.store.memory.polls import PollMethods
 from counters.store.memory.resets import ResetMethods
 from counters.store.memory.site_pages import SitePageMethods
+from counters.store.memory.talks import TalkMethods
 from counters.store.memory.tallies import TallyMethods
 from counters.store.memory.visitors import VisitorMethods
 from counters.store.memory.vote_reads import VoteReadMethods
@@ -32,6 +33,7 @@ class MemoryCounterStore(
     TallyMethods,
     PollMethods,
     PollResetMethods,
+    TalkMethods,
     VoteMethods,
     VoteReadMethods,
     CounterStore,

@@ -27,10 +27,10 @@ class PollMethods(MemoryState):
 
     def _put_poll(self, poll: values.PollDefinition) -> values.PollDefinition:
         """Keep a new poll under its code, or a free random one (the caller holds the lock)."""
-        if poll.code and poll.code in self._codes:
+        if poll.code and self._code_taken(poll.code):
             raise Conflict(refusals.code_taken(poll.code))
         code = poll.code
-        while not code or code in self._codes:
+        while not code or self._code_taken(code):
             code = new_code()
         poll = self._polls[poll.id] = replace(poll, code=code)
         self._codes[code] = poll.id

@@ -83,6 +83,8 @@ class MemoryState:
         self._counters: dict[str, StoredCounter] = {}
         self._polls: dict[str, values.PollDefinition] = {}
         self._codes: dict[str, str] = {}  # join code -> poll id
+        self._talks: dict[str, values.Talk] = {}
+        self._talk_codes: dict[str, str] = {}  # join code -> talk id
         self._voters: dict[str, dict[str, str | None]] = {}  # poll -> voter -> option (None: retracted)
         self._picks: dict[tuple[str, str], frozenset[str]] = {}  # (poll, voter) -> multiple-choice picks
         self._voter_counts: dict[str, int] = {}  # poll -> voters holding a vote, where it keeps a count
@@ -110,6 +112,10 @@ class MemoryState:
             definition=definition, value=definition.start, shards=definition.shards
         )
         return True
+
+    def _code_taken(self, code: str) -> bool:
+        """Whether a poll or a talk holds this join code (the caller holds the lock)."""
+        return code in self._codes or code in self._talk_codes
 
     def _poll(self, poll_id: str) -> values.PollDefinition:
         """A registered poll (the caller holds the lock); UnknownCounter otherwise."""

@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass, field
 
 from counters import selectors
-from counters.domain import poll_rules
-from counters.domain.values import PollDefinition
+from counters.domain import poll_rules, talks
+from counters.domain.values import PollDefinition, Talk
+from counters.selectors import talks as talk_reads
 from counters.store import get_store
 
 CODE_NOTE = "5 letters and digits; there is no letter O, I or L, and no digit 0 or 1."
@@ -27,6 +28,11 @@ def normalise_code(typed: object) -> str:
 def poll_for_code(typed: object) -> PollDefinition:
     """The poll a join code names, in any case; InvalidInput or UnknownCounter otherwise."""
     return get_store().poll_by_code(normalise_code(typed))
+
+
+def talk_for_code(typed: object) -> Talk:
+    """The talk a join code names, in any case; InvalidInput or UnknownCounter otherwise."""
+    return talk_reads.talk_by_code(normalise_code(typed))
 
 
 def presence_name(poll: PollDefinition) -> str:
@@ -103,8 +109,16 @@ def polls_with_codes() -> list[PollDefinition]:
     return [poll for poll in get_store().list_polls() if poll.code]
 
 
-def neighbours(poll: PollDefinition) -> tuple[PollDefinition | None, PollDefinition | None]:
-    """The polls before and after this one in the poll list (for the presenter's N and P keys)."""
+def neighbours(
+    poll: PollDefinition, talk: Talk | None = None
+) -> tuple[PollDefinition | None, PollDefinition | None]:
+    """The polls before and after this one in its talk's order, or else in the poll list (for the
+    presenter's N and P keys)."""
+    if talk is not None:
+        before, after = talks.neighbours(talk, poll.id)
+        return (talk_reads.poll_get(before) if before else None), (
+            talk_reads.poll_get(after) if after else None
+        )
     polls = polls_with_codes()
     ids = [other.id for other in polls]
     if poll.id not in ids:

@@ -11,6 +11,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from counters import selectors
 from counters.exceptions import CounterError, InvalidInput, UnknownCounter
 from counters.permissions import may_change_polls
+from counters.selectors import talks as talk_reads
 from counters.web.http.errors import respond_to_error
 from counters.web.http.methods import allow_safe
 from counters.web.http.voters import is_staff, voter_for
@@ -46,8 +47,7 @@ def enter(request: HttpRequest) -> HttpResponse:
     error, status = "", 200
     if typed is not None:
         try:
-            poll = room_data.poll_for_code(typed)
-            return redirect("counters:room", code=poll.code)
+            return redirect("counters:room", code=code_for(typed))
         except InvalidInput:
             error = "A join code is 5 letters and digits, such as K7MPQ."
         except UnknownCounter:
@@ -59,17 +59,31 @@ def enter(request: HttpRequest) -> HttpResponse:
     if is_staff(request):
         try:
             context["polls"] = room_data.polls_with_codes()
+            context["talks"] = talk_reads.talk_list()
         except CounterError as exc:
             return respond_to_error(request, exc)
     return render(request, "counters/room_enter.html", context, status=status)
 
 
+def code_for(typed: str) -> str:
+    """The stored code of the poll or talk a typed join code names; UnknownCounter if neither."""
+    try:
+        return room_data.poll_for_code(typed).code
+    except UnknownCounter:
+        return room_data.talk_for_code(typed).code
+
+
 def present_context(request: HttpRequest, poll) -> dict:
-    """What present mode adds: the join address, its QR code, the polls before and after, and whether the
-    presenter's controls are offered (only to whoever may use them)."""
-    previous, following = room_data.neighbours(poll)
-    address = join_address(request, poll.code)
+    """What present mode adds: the join address (the talk's, for a poll of a talk), its QR code, the polls
+    before and after (in the talk's order), and whether the presenter's controls are offered (only to
+    whoever may use them)."""
+    talk = talk_reads.talk_of_poll(poll.id)
+    previous, following = room_data.neighbours(poll, talk)
+    address = join_address(request, talk.code if talk else poll.code)
     return {
+        "talk": talk,
+        "join_code": talk.code if talk else poll.code,
+        "talk_open_url": reverse("counters:api-talk-open", args=[talk.id]) if talk else "",
         "address": address,
         "short_address": short_address(address),
         "enter_address": short_address(request.build_absolute_uri(reverse("counters:room-enter"))),
@@ -80,24 +94,56 @@ def present_context(request: HttpRequest, poll) -> dict:
     }
 
 
+def room_context(request: HttpRequest, poll, *, staff: bool) -> dict:
+    """What a room page shows of a poll to this asker."""
+    return {
+        "room": room_data.room_view(poll, staff=staff, voter=voter_for(request)),
+        "now": now_iso(),
+        "presence": room_data.presence_name(poll),
+        "urls": room_urls(poll.id),
+    }
+
+
 def show_room(request: HttpRequest, code: str, *, staff: bool) -> HttpResponse:
-    """A poll's room page, found by its code in any case (redirected to the code in capitals)."""
+    """A poll's room page, found by its code in any case (redirected to the code in capitals); for the
+    audience, a talk's code shows the poll its presenter has open now."""
     route, template = ("room-present", "room_present") if staff else ("room", "room")
     try:
-        poll = room_data.poll_for_code(code)
+        try:
+            poll = room_data.poll_for_code(code)
+        except UnknownCounter:
+            return present_talk(code) if staff else show_talk(request, code)
         if code != poll.code:
             return redirect(f"counters:{route}", code=poll.code)  # one address per poll
-        context = {
-            "room": room_data.room_view(poll, staff=staff, voter=voter_for(request)),
-            "now": now_iso(),
-            "presence": room_data.presence_name(poll),
-            "urls": room_urls(poll.id),
-        }
+        context = room_context(request, poll, staff=staff)
         if staff:
             context |= present_context(request, poll)
     except CounterError as exc:
         return respond_to_error(request, exc)
     return render(request, f"counters/{template}.html", context)
+
+
+def present_talk(code: str) -> HttpResponse:
+    """A talk's code in present mode: the poll open now (or its first) in present mode."""
+    talk = room_data.talk_for_code(code)
+    polls = talk_reads.talk_polls(talk)
+    shown = next((poll for poll in polls if poll.id == talk.current), polls[0] if polls else None)
+    if shown is None:
+        return redirect("counters:talk", talk=talk.id)
+    return redirect("counters:room-present", code=shown.code)
+
+
+def show_talk(request: HttpRequest, code: str) -> HttpResponse:
+    """A talk's audience page: the poll open now (or a wait for the first), following the presenter."""
+    talk = room_data.talk_for_code(code)
+    if code != talk.code:
+        return redirect("counters:room", code=talk.code)
+    follow = {"talk": talk, "follow_url": reverse("counters:api-talk", args=[talk.code])}
+    polls = {poll.id: poll for poll in talk_reads.talk_polls(talk)}
+    if talk.current not in polls:
+        return render(request, "counters/talk_wait.html", follow)
+    context = room_context(request, polls[talk.current], staff=False)
+    return render(request, "counters/talk_room.html", context | follow)
 
 
 @allow_safe
