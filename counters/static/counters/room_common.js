@@ -171,9 +171,20 @@
     return (h ? h + ":" : "") + mm + ":" + String(s).padStart(2, "0");
   }
 
+  /* Milliseconds the server's clock (data-now when the page was made) is ahead of this one. */
+  function skewOf(root) {
+    return (Date.parse(root.getAttribute("data-now")) || Date.now()) - Date.now();
+  }
+
+  /* Whether the poll's closing time has passed on the server's clock (it is closed, and no reopening). */
+  function pastClosing(root) {
+    var at = Date.parse(root.getAttribute("data-closes-at") || "");
+    return Boolean(at) && at <= Date.now() + skewOf(root);
+  }
+
   /* Count down to the poll's closes_at on the server's clock; call onEnd once when it passes. */
   function countdown(root, onEnd) {
-    var skew = (Date.parse(root.getAttribute("data-now")) || Date.now()) - Date.now();
+    var skew = skewOf(root);
     var ended = false;
     function tick() {
       var node = root.querySelector("[data-countdown]");
@@ -208,6 +219,7 @@
     fetchPoll: fetchPoll,
     setStatus: setStatus,
     countdown: countdown,
+    pastClosing: pastClosing,
     wait: wait
   };
 })();

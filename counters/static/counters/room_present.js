@@ -54,6 +54,7 @@
     room.querySelector("[data-state-results]").textContent = resultsState(poll);
     label("visibility", poll.revealed ? "Hide results" : "Reveal results", "R");
     label("open", poll.closed ? "Reopen" : "Close", "C");
+    markTimedOut();
     if (typeof poll.voters === "number") voters = poll.voters;
     R.offerTotals(poll);
     redraw();
@@ -76,6 +77,16 @@
   function redraw() {
     R.draw(room);
     showVoters();
+  }
+
+  /* Past its closing time a poll stays closed: C cannot reopen it, and the button says why. */
+  function markTimedOut() {
+    var node = button("open");
+    if (!node) return;
+    var timedOut = flag("data-closed") && R.pastClosing(room);
+    node.disabled = timedOut;
+    if (timedOut) node.title = "Closed at its closing time: it cannot be reopened";
+    else node.removeAttribute("title");
   }
 
   function readVotersSoon() {
@@ -166,5 +177,6 @@
       }
     });
   }
+  markTimedOut();
   redraw();
 })();

@@ -103,6 +103,11 @@ def polls_with_codes() -> list[PollDefinition]:
     return [poll for poll in get_store().list_polls() if poll.code]
 
 
+def closed_now(polls: list[PollDefinition]) -> set[str]:
+    """Ids of the polls that take no votes now: closed by staff, by their closing time or by their voters."""
+    return {totals.id for totals in selectors.poll_totals_for(polls) if totals.closed} if polls else set()
+
+
 def neighbours(poll: PollDefinition) -> tuple[PollDefinition | None, PollDefinition | None]:
     """The polls before and after this one in the poll list (for the presenter's N and P keys)."""
     polls = polls_with_codes()
