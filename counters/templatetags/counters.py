@@ -6,7 +6,7 @@ from django import template
 from django.middleware.csrf import get_token
 from django.templatetags.static import static
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from counters import selectors
 from counters.domain.values import CounterState
@@ -51,7 +51,7 @@ def address_parts(address: str) -> SafeString:
     """A join address that may wrap only after its host: the host and the path (with the code) stay whole."""
     host, slash, path = address.partition("/")
     parts = [host + slash, path] if path else [host]
-    return format_html_join(format_html("<wbr>"), '<span class="join-part">{}</span>', ((p,) for p in parts))
+    return format_html_join(mark_safe("<wbr>"), '<span class="join-part">{}</span>', ((p,) for p in parts))
 
 
 @register.simple_tag
