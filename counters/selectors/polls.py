@@ -85,6 +85,7 @@ class PollTotals:
             "closes_at": poll.closes_at,
             "max_voters": poll.max_voters,
             "audience": poll.audience,
+            "dashboard": not poll.unlisted,
             "version": poll.version,
             "voters": self.voters,
             "results_visible": visible,
@@ -150,6 +151,11 @@ def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
 def poll_list() -> list[PollTotals]:
     """Every poll with its totals."""
     return poll_totals_for(get_store().list_polls())
+
+
+def dashboard_polls() -> list[PollTotals]:
+    """The polls the public dashboard lists: every one not kept off it."""
+    return [totals for totals in poll_list() if not totals.poll.unlisted]
 
 
 def poll_totals(*, poll_id: str) -> PollTotals:

@@ -197,3 +197,21 @@ def test_the_poll_page_says_each_results_rule_once_and_counts_in_the_right_numbe
     page = manager.get(f"{LIST}shown/").content.decode()
     assert "results shown when revealed (hidden now)" in page and "(revealed)" not in page
     assert "1 voter ·" in page
+
+
+@pytest.mark.django_db
+def test_a_poll_made_here_stays_off_the_dashboard_unless_chosen_and_can_go_on_and_off(manager, client, store):
+    manager.post(f"{LIST}add/", {"poll_id": "talk", "question": "Talk?", "options": "Yes\nNo"})
+    manager.post(
+        f"{LIST}add/", {"poll_id": "open", "question": "Everyone?", "options": "Yes\nNo", "dashboard": "on"}
+    )
+    assert (store.get_poll("talk").unlisted, store.get_poll("open").unlisted) == (True, False)
+    page = manager.get(f"{LIST}talk/").content.decode()
+    assert "off the public dashboard" in page and "Show it on the public dashboard" in page
+    shown = manager.post(f"{LIST}talk/dashboard/", {"unlisted": "0"}, follow=True).content.decode()
+    assert "Poll talk is now on the public dashboard." in shown
+    assert store.get_poll("talk").unlisted is False
+    stale = manager.post(f"{LIST}talk/dashboard/", {"unlisted": "0"}, follow=True).content.decode()
+    assert "Poll &#x27;talk&#x27; is already on the dashboard." in stale
+    assert manager.post(f"{LIST}talk/dashboard/", {"unlisted": "maybe"}, follow=True).status_code == 200
+    assert store.get_poll("talk").unlisted is False
