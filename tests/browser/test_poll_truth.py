@@ -61,5 +61,9 @@ def test_a_poll_past_its_closing_time_reads_closed_for_staff(room, browser, size
     page.goto(room.url("morning-break-timed-out", present=True))
     expect(page.locator("[data-state-open]")).to_have_text("Closed")
     expect(page.locator("button[data-action=open]")).to_be_disabled()
+    page.keyboard.press("c")
+    status = page.locator("[data-vote-status]")
+    expect(status).to_have_text("Closed at its closing time: it cannot be reopened.")
+    assert room.store.get_poll("morning-break-timed-out").closed is False  # no flag flipped: closed by time
     assert page.problems == []
     page.context.close()

@@ -177,6 +177,7 @@ def test_reveal_and_close_show_on_the_screen_at_once(room, browser):
     expect(page.locator("button[data-action=open]")).to_contain_text("Reopen")
     for what in (RESULTS, STATE, STATUS, "button[data-action=open]"):
         assert inside(page, what), what
+    screenshot(page, "present-fit-revealed-and-closed.png")
     assert axe_violations(page) == []
     page.keyboard.press("c")
     expect(state).to_have_text("Open")

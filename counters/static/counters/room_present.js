@@ -159,6 +159,7 @@
     }
     var node = button(action);
     if (!node || !node.disabled) ACTIONS[action]();
+    else if (node.title) R.setStatus(room, node.title + ".", "error"); // say why the key did nothing
   });
 
   var tick = R.countdown(room, function () {
