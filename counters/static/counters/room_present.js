@@ -13,7 +13,7 @@
 
   var VOTERS_EVERY_MS = 1000;
   var busy = false;
-  var voters = Number(room.getAttribute("data-voters")) || 0;
+  var voters = Number(room.getAttribute("data-voters-read")) || 0;
   var maxPicks = Number(room.getAttribute("data-max-picks")) || 1;
   var votersDue = null;
 
