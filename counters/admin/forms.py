@@ -136,6 +136,11 @@ class PollCreateForm(forms.Form):
         label="Who may vote",
         choices=[("anyone", "Anyone with a browser"), ("users", "Signed-in users only")],
     )
+    dashboard = forms.BooleanField(
+        required=False,
+        label="Show on the public dashboard",
+        help_text="Left off, only the poll's audience page and present mode show it (a poll for a talk).",
+    )
 
     def settings(self) -> dict:
         """The poll settings of a valid form, as poll_create takes them."""
@@ -208,3 +213,9 @@ class PollClosedForm(forms.Form):
     """Close or reopen a poll."""
 
     closed = forms.TypedChoiceField(choices=[("1", "close"), ("0", "reopen")], coerce=lambda v: v == "1")
+
+
+class PollListedForm(forms.Form):
+    """Put a poll on the public dashboard or take it off."""
+
+    unlisted = forms.TypedChoiceField(choices=[("1", "take off"), ("0", "show")], coerce=lambda v: v == "1")

@@ -10,7 +10,14 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import path, reverse
 
 from counters import selectors, services
-from counters.admin.forms import OptionForm, PollClosedForm, PollCreateForm, PollEditForm, ResetForm
+from counters.admin.forms import (
+    OptionForm,
+    PollClosedForm,
+    PollCreateForm,
+    PollEditForm,
+    PollListedForm,
+    ResetForm,
+)
 from counters.admin.pages import AdminPages
 from counters.admin.shown import sign_shown
 from counters.exceptions import Conflict, InvalidInput, VersionConflict
@@ -47,6 +54,7 @@ class PollAdmin(AdminPages):
             (path, "<str:poll_id>/options/", self.option_view, "add_option"),
             (path, "<str:poll_id>/closed/", self.closed_view, "closed"),
             (path, "<str:poll_id>/control/", self.control_view, "control"),
+            (path, "<str:poll_id>/dashboard/", self.listed_view, "listed"),
             (path, "<str:poll_id>/reset/", self.reset_view, "reset"),
             (path, "<str:poll_id>/delete/", self.delete_view, "delete"),
             (path, "<str:poll_id>/edit/", self.edit_view, "edit"),
@@ -84,6 +92,7 @@ class PollAdmin(AdminPages):
                     poll_id=data["poll_id"],
                     question=data["question"],
                     options=data["options"],
+                    unlisted=not data.get("dashboard"),
                     **form.settings(),
                 )
             except (Conflict, InvalidInput) as exc:
@@ -209,18 +218,31 @@ class PollAdmin(AdminPages):
             reverse("admin:counters_poll_changelist", current_app=self.admin_site.name)
         )
 
+    def flip(self, request: HttpRequest, poll_id: str, form, change, said: tuple[str, str], ask: str):
+        """Set one yes-or-no setting the form names, if it is not so already; `said`: how it reads off, on."""
+        if not form.is_valid():
+            messages.error(request, ask)
+        else:
+            [(name, on)] = form.cleaned_data.items()
+            try:
+                change(poll_id=poll_id, **{name: on})
+            except Conflict as exc:
+                messages.warning(request, exc.detail)
+            else:
+                messages.success(request, f"Poll {poll_id} is now {said[on]}.")
+        return HttpResponseRedirect(self.detail_url(poll_id))
+
     @poll_change
     def closed_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
         """Close the poll (it stops taking votes) or reopen it, if it is not so already."""
         form = PollClosedForm(request.POST)
-        if not form.is_valid():
-            messages.error(request, "Say whether to close or reopen the poll.")
-        else:
-            closed = form.cleaned_data["closed"]
-            try:
-                services.poll_set_closed(poll_id=poll_id, closed=closed)
-            except Conflict as exc:
-                messages.warning(request, exc.detail)
-            else:
-                messages.success(request, f"Poll {poll_id} is now {'closed' if closed else 'open'}.")
-        return HttpResponseRedirect(self.detail_url(poll_id))
+        ask = "Say whether to close or reopen the poll."
+        return self.flip(request, poll_id, form, services.poll_set_closed, ("open", "closed"), ask)
+
+    @poll_change
+    def listed_view(self, request: HttpRequest, poll_id: str) -> HttpResponse:
+        """Show the poll on the public dashboard or keep it to its own pages, if it is not so already."""
+        form = PollListedForm(request.POST)
+        ask = "Say whether to show the poll on the dashboard or take it off."
+        said = ("on the public dashboard", "off the public dashboard")
+        return self.flip(request, poll_id, form, services.poll_set_unlisted, said, ask)

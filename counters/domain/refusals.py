@@ -7,6 +7,7 @@ EDIT_LOCKED = "The poll has taken votes: its question and options are locked."
 # How a poll's flag reads when off and when on, in poll_already.
 CLOSED_WORDS = ("open", "closed")
 REVEALED_WORDS = ("hidden", "revealed")
+UNLISTED_WORDS = ("on the dashboard", "off the dashboard")
 
 
 def no_counter(name: str, kind: str | None = None) -> str:

@@ -78,6 +78,9 @@ class PollDefinition:
     closes_at: str | None = None  # ISO-8601 UTC; from then on the poll takes no votes
     max_voters: int | None = None  # closes once this many voters hold a vote
     audience: str = "anyone"  # "anyone" | "users": who may vote
+    # Kept off the public dashboard (a talk's poll): only its own pages show it. Stored only when set, so a
+    # poll from before the setting is listed as it always was.
+    unlisted: bool = False
     # Bumped by every edit, close, reopen, reveal, hide and reset: staff writes are conditional on it.
     version: int = 0
     # Resets of the poll's votes: a voter record written before the last one holds no vote.

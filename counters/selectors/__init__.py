@@ -17,6 +17,7 @@ from counters.selectors.overview import Overview, PageTraffic, overview
 from counters.selectors.polls import (
     OptionTotal,
     PollTotals,
+    dashboard_polls,
     hidden_counters,
     now_utc,
     option_counters,
@@ -45,6 +46,7 @@ __all__ = [
     "counter_search",
     "counter_states",
     "counter_viewing_now",
+    "dashboard_polls",
     "hidden_counters",
     "now_utc",
     "option_counters",

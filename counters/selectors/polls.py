@@ -29,7 +29,7 @@ class PollTotals:
 
     id: str
     question: str
-    closed: bool
+    closed: bool  # as read by poll_totals_for: closed now, by staff, by its closing time or by its voters
     options: tuple[OptionTotal, ...]
     definition: PollDefinition | None = None
     # Voters holding a vote, when the store counts them apart (a multiple-choice poll); else the total.
@@ -49,6 +49,11 @@ class PollTotals:
     def voters(self) -> int:
         """Voters holding a vote: one vote each, except in a multiple-choice poll."""
         return self.total_votes if self.counted_voters is None else self.counted_voters
+
+    @property
+    def closed_by_rule(self) -> bool:
+        """Whether it is closed by its closing time or its voter limit rather than by staff (no reopening)."""
+        return self.closed and not self.poll.closed
 
     def closed_at(self, now: datetime) -> bool:
         """Whether the poll takes no votes at `now` (closed by staff, by its time or by its voters)."""
@@ -80,6 +85,7 @@ class PollTotals:
             "closes_at": poll.closes_at,
             "max_voters": poll.max_voters,
             "audience": poll.audience,
+            "dashboard": not poll.unlisted,
             "version": poll.version,
             "voters": self.voters,
             "results_visible": visible,
@@ -125,23 +131,31 @@ def poll_totals_from_states(poll: PollDefinition, states: dict[str, CounterState
 
 
 def poll_totals_for(polls: list[PollDefinition]) -> list[PollTotals]:
-    """Attach option totals (and the voter counts the store keeps) to polls with batched reads."""
+    """Attach option totals (and the voter counts the store keeps) to polls with batched reads; each is
+    `closed` as it is now, so a poll past its closing time reads closed on every page."""
     store = get_store()
     names = [name for poll in polls for name in option_counters(poll)]
     states = {state.name: state for state in store.get_many(names)}
     counted = [poll.id for poll in polls if keeps_voter_count(poll)]
     voters = store.voter_counts(counted) if counted else {}
-    return [
+    read = [
         replace(poll_totals_from_states(poll, states), counted_voters=voters.get(poll.id, 0))
         if poll.id in counted
         else poll_totals_from_states(poll, states)
         for poll in polls
     ]
+    now = now_utc()
+    return [replace(totals, closed=totals.closed_at(now)) for totals in read]
 
 
 def poll_list() -> list[PollTotals]:
     """Every poll with its totals."""
     return poll_totals_for(get_store().list_polls())
+
+
+def dashboard_polls() -> list[PollTotals]:
+    """The polls the public dashboard lists: every one not kept off it."""
+    return [totals for totals in poll_list() if not totals.poll.unlisted]
 
 
 def poll_totals(*, poll_id: str) -> PollTotals:

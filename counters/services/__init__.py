@@ -11,6 +11,7 @@ from counters.services.polls import (
     poll_edit,
     poll_reset,
     poll_set_closed,
+    poll_set_unlisted,
 )
 from counters.services.registration import Registered, counter_definition, counter_register
 from counters.services.vote_options import vote_option_check
@@ -33,6 +34,7 @@ __all__ = [
     "poll_edit",
     "poll_reset",
     "poll_set_closed",
+    "poll_set_unlisted",
     "view_record",
     "vote_body",
     "vote_cast",

@@ -19,10 +19,12 @@ def poll_create(
     question: str,
     options: list[tuple[str, str]] | None = None,
     closed: bool = False,
+    unlisted: bool = False,
     **settings: object,
 ) -> PollDefinition:
     """Create a poll with its options (id, label) and settings (poll_rules.validate_settings) in one
-    conditional write; Conflict if any exists. A rating poll's options are 1 to 5."""
+    conditional write; Conflict if any exists. A rating poll's options are 1 to 5; an `unlisted` one is
+    kept off the public dashboard."""
     checked = validate_settings(**settings)
     if checked["kind"] == "rating":
         options = [(value, value) for value in RATING_OPTIONS]
@@ -31,6 +33,7 @@ def poll_create(
         question=validate_question(question),
         options=validate_options(options or []),
         closed=closed,
+        unlisted=unlisted,
         **checked,
     )
     created = get_store().create_poll(poll)
@@ -51,6 +54,13 @@ def poll_add_option(*, poll_id: str, option_id: str, label: str) -> PollDefiniti
 def poll_set_closed(*, poll_id: str, closed: bool) -> PollDefinition:
     """Close a poll (it stops taking votes) or reopen it; Conflict if it is so already."""
     poll = get_store().set_poll_closed(validate_slug(poll_id, what="poll id"), closed=closed)
+    catalog.publish_catalog()
+    return poll
+
+
+def poll_set_unlisted(*, poll_id: str, unlisted: bool) -> PollDefinition:
+    """Take a poll off the public dashboard or put it back; Conflict if it is so already."""
+    poll = get_store().set_poll_unlisted(validate_slug(poll_id, what="poll id"), unlisted=unlisted)
     catalog.publish_catalog()
     return poll
 

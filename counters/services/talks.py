@@ -50,7 +50,10 @@ def talk_add_poll(*, talk_id: str, expected_version: int, draft: PollDraft) -> T
         validate_options(options)
     if settings["kind"] == "multi":
         settings["max_picks"] = len(options)
-    poll = poll_create(poll_id=new_poll_id(question), question=question, options=options, **settings)
+    # A talk's polls are for the room: off the public dashboard until the presenter shows one there.
+    poll = poll_create(
+        poll_id=new_poll_id(question), question=question, options=options, unlisted=True, **settings
+    )
     return save(rules.with_poll(talk, TalkPoll(poll.id, minutes)), expected_version)
 
 
@@ -127,6 +130,7 @@ def copy_poll(poll: PollDefinition) -> PollDefinition:
         closes_at=None,
         max_voters=poll.max_voters,
         audience=poll.audience,
+        unlisted=poll.unlisted,
     )
 
 

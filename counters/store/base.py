@@ -240,6 +240,10 @@ class CounterStore(ABC):
         """Reveal or hide a poll's totals, only if not so already (Conflict); bump its version; return it."""
 
     @abstractmethod
+    def set_poll_unlisted(self, poll_id: str, *, unlisted: bool) -> values.PollDefinition:
+        """Take a poll off the public dashboard or put it back, only if not so already (Conflict)."""
+
+    @abstractmethod
     def reset_poll(
         self, poll_id: str, *, expected_version: int, actor: str, reason: str
     ) -> values.PollDefinition:

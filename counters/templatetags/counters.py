@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import template
 from django.middleware.csrf import get_token
 from django.templatetags.static import static
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 from counters import selectors
 from counters.domain.values import CounterState
@@ -43,6 +44,14 @@ def count_of(value: int, nouns: str) -> str:
     """`{{ 2|count_of:"view,views" }}` -> "2 views": the number and its noun, singular for exactly 1."""
     one, _, other = nouns.partition(",")
     return f"{number(value)} {one if int(value) == 1 else other}"
+
+
+@register.filter
+def address_parts(address: str) -> SafeString:
+    """A join address that may wrap only after its host: the host and the path (with the code) stay whole."""
+    host, slash, path = address.partition("/")
+    parts = [host + slash, path] if path else [host]
+    return format_html_join(mark_safe("<wbr>"), '<span class="join-part">{}</span>', ((p,) for p in parts))
 
 
 @register.simple_tag

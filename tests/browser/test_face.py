@@ -248,6 +248,7 @@ def test_poll_changes_in_the_admin_reach_an_open_dashboard_live(face, browser):
     admin.fill("#id_poll_id", "editor")
     admin.fill("#id_question", "Which editor do you use?")
     admin.fill("#id_options", "Vim\nEmacs\nVS Code")
+    admin.check("#id_dashboard")  # a poll for everyone, not a talk's: on the public dashboard
     admin.click('#poll-form input[type="submit"]')
     card = viewer.locator('[data-poll="editor"]')
     expect(card.locator("h3")).to_have_text("Which editor do you use?", timeout=2000)

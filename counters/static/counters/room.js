@@ -41,6 +41,7 @@
     room.setAttribute("data-closed", closed ? "true" : "false");
     room.querySelectorAll("button[data-vote]").forEach(function (button) { button.disabled = closed; });
     room.querySelector("[data-closed-note]").hidden = !closed;
+    room.querySelector("#room-hint").hidden = closed; // how to vote, or change a vote: not while closed
     showPicks(picks());
   }
 

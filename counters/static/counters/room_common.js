@@ -39,6 +39,11 @@
     return counts(root).map(function (node) { return node.getAttribute("data-room-counter"); });
   }
 
+  /* A unit word for `n`: its data-one for exactly 1, else its data-other (as Django's pluralize). */
+  function plural(node, n) {
+    if (node && node.hasAttribute("data-one")) node.textContent = node.getAttribute(n === 1 ? "data-one" : "data-other");
+  }
+
   /* Bars, shares, the total and (a rating) the average, from the counts the page shows. */
   function draw(root) {
     var nodes = counts(root);
@@ -52,8 +57,13 @@
       li.querySelector("rect[data-bar]").setAttribute("width", (100 * share).toFixed(2) + "%");
       li.querySelector("[data-share]").textContent = Math.round(100 * share) + "%";
     });
+    var top = Math.max.apply(null, votes.concat([0]));
+    nodes.forEach(function (node, i) {
+      node.closest("li[data-option]").classList.toggle("leading", top > 0 && votes[i] === top);
+    });
     var shown = root.querySelector("[data-total]");
     if (shown) shown.textContent = format(total);
+    plural(root.querySelector("[data-total-unit]"), total);
     var average = root.querySelector("[data-average]");
     if (average) average.textContent = total ? (weighted / total).toFixed(1) : "–";
   }
@@ -77,6 +87,7 @@
     });
     root.querySelectorAll("[data-share], [data-total], [data-average]").forEach(function (node) { node.textContent = ""; });
     root.querySelectorAll("rect[data-bar]").forEach(function (node) { node.setAttribute("width", "0%"); });
+    root.querySelectorAll("li.leading").forEach(function (node) { node.classList.remove("leading"); });
   }
 
   /* The totals an API answer carried (only those the asker may see) go through live.js's versions. */
@@ -160,9 +171,20 @@
     return (h ? h + ":" : "") + mm + ":" + String(s).padStart(2, "0");
   }
 
+  /* Milliseconds the server's clock (data-now when the page was made) is ahead of this one. */
+  function skewOf(root) {
+    return (Date.parse(root.getAttribute("data-now")) || Date.now()) - Date.now();
+  }
+
+  /* Whether the poll's closing time has passed on the server's clock (it is closed, and no reopening). */
+  function pastClosing(root) {
+    var at = Date.parse(root.getAttribute("data-closes-at") || "");
+    return Boolean(at) && at <= Date.now() + skewOf(root);
+  }
+
   /* Count down to the poll's closes_at on the server's clock; call onEnd once when it passes. */
   function countdown(root, onEnd) {
-    var skew = (Date.parse(root.getAttribute("data-now")) || Date.now()) - Date.now();
+    var skew = skewOf(root);
     var ended = false;
     function tick() {
       var node = root.querySelector("[data-countdown]");
@@ -187,6 +209,8 @@
 
   window.RoomPoll = {
     draw: draw,
+    plural: plural,
+    format: format,
     setVisible: setVisible,
     offerTotals: offerTotals,
     touches: touches,
@@ -195,6 +219,7 @@
     fetchPoll: fetchPoll,
     setStatus: setStatus,
     countdown: countdown,
+    pastClosing: pastClosing,
     wait: wait
   };
 })();

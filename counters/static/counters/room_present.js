@@ -2,8 +2,8 @@
  * on its audience page now, and the presenter's controls, by button or key: R reveal or hide results, C close
  * or reopen (POST /api/polls/<poll>/control with the CSRF token), N or → next poll, P or ← previous, F full
  * screen. R and C (and their buttons) are there only for whoever may change polls; for anyone else the keys
- * only say so. Keys typed into a field or with Ctrl, Alt or Meta held are left to the browser. The voter count
- * is read again (at most once a second) after this poll's totals move. Needs live.js and room_common.js. */
+ * only say so. Keys typed into a field or with Ctrl, Alt or Meta held are left to the browser. A multiple-choice
+ * poll's voter count is read again (at most once a second) after its picks move. Needs live.js and room_common.js. */
 (function () {
   "use strict";
 
@@ -13,6 +13,8 @@
 
   var VOTERS_EVERY_MS = 1000;
   var busy = false;
+  var voters = Number(room.getAttribute("data-voters-read")) || 0;
+  var maxPicks = Number(room.getAttribute("data-max-picks")) || 1;
   var votersDue = null;
 
   function flag(name) {
@@ -52,10 +54,39 @@
     room.querySelector("[data-state-results]").textContent = resultsState(poll);
     label("visibility", poll.revealed ? "Hide results" : "Reveal results", "R");
     label("open", poll.closed ? "Reopen" : "Close", "C");
-    if (typeof poll.voters === "number") room.querySelector("[data-voters]").textContent = window.LiveCounters ? window.LiveCounters.format(poll.voters) : String(poll.voters);
+    markTimedOut();
+    if (typeof poll.voters === "number") voters = poll.voters;
     R.offerTotals(poll);
-    R.draw(room);
+    redraw();
     tick();
+  }
+
+  /* The voters beside the totals they hold. One vote each, except in a multiple-choice poll, whose count is
+   * read (at most once a second) after the picks move: shown between the least and the most voters holding
+   * these picks, so a stale read never shows fewer voters than a single choice's votes or more than picks. */
+  function showVoters() {
+    var total = 0;
+    room.querySelectorAll(".count[data-room-counter]").forEach(function (node) { total += Number(node.getAttribute("data-value")) || 0; });
+    var shown = voters;
+    if (room.getAttribute("data-kind") !== "multi") shown = total;
+    else if (room.getAttribute("data-visible") === "true") shown = Math.min(total, Math.max(voters, Math.ceil(total / maxPicks)));
+    room.querySelector("[data-voters]").textContent = R.format(shown);
+    R.plural(room.querySelector("[data-voters-unit]"), shown);
+  }
+
+  function redraw() {
+    R.draw(room);
+    showVoters();
+  }
+
+  /* Past its closing time a poll stays closed: C cannot reopen it, and the button says why. */
+  function markTimedOut() {
+    var node = button("open");
+    if (!node) return;
+    var timedOut = flag("data-closed") && R.pastClosing(room);
+    node.disabled = timedOut;
+    if (timedOut) node.title = "Closed at its closing time: it cannot be reopened";
+    else node.removeAttribute("title");
   }
 
   function readVotersSoon() {
@@ -128,6 +159,7 @@
     }
     var node = button(action);
     if (!node || !node.disabled) ACTIONS[action]();
+    else if (node.title) R.setStatus(room, node.title + ".", "error"); // say why the key did nothing
   });
 
   var tick = R.countdown(room, function () {
@@ -141,10 +173,11 @@
       if (message.type === "catalog") {
         applyPoll(R.fromCatalog(room, message));
       } else if (R.touches(room, message)) {
-        R.draw(room);
-        readVotersSoon();
+        redraw();
+        if (room.getAttribute("data-kind") === "multi") readVotersSoon();
       }
     });
   }
-  R.draw(room);
+  markTimedOut();
+  redraw();
 })();

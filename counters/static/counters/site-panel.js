@@ -24,6 +24,10 @@
     return live() ? live().format(n) : String(n);
   }
 
+  function plural(n, one, other) {
+    return live() ? live().plural(n, one, other) : n + " " + (n === 1 ? one : other);
+  }
+
   function getJSON(url) {
     return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (response) {
       if (!response.ok) throw new Error("the server answered " + response.status);
@@ -150,7 +154,7 @@
     function show() {
       var sum = drawChart(svg, chart);
       if (total) total.textContent = format(sum);
-      if (summary) summary.textContent = format(sum) + " views of the whole site in the last 24 hours. Times in " + chart.zone + ".";
+      if (summary) summary.textContent = plural(sum, "view", "views") + " of the whole site in the last 24 hours. Times in " + chart.zone + ".";
     }
     function load() {
       getJSON(panel.getAttribute("data-history-url") + "?window=24h&step=1h").then(function (data) {

@@ -297,6 +297,11 @@
     var grid = document.querySelector("[data-poll-grid]");
     polls.forEach(function (data) {
       var card = document.querySelector('[data-poll="' + data.id + '"][data-vote-url]');
+      // A poll kept off the dashboard (a talk's) has no card here; one taken off since loses its card.
+      if (grid && data.dashboard === false) {
+        if (card) card.remove();
+        return;
+      }
       if (!card && grid) card = newCard(grid, data);
       if (!card) return;
       var question = card.querySelector("[data-question]");

@@ -274,6 +274,10 @@ class DynamoCounterStore(CounterStore):
         """Reveal or hide a poll's totals, only if they are not so already."""
         return polls.set_poll_revealed(self.gateway, poll_id, revealed=revealed)
 
+    def set_poll_unlisted(self, poll_id: str, *, unlisted: bool) -> values.PollDefinition:
+        """Take a poll off the public dashboard or put it back, only if it is not so already."""
+        return polls.set_poll_unlisted(self.gateway, poll_id, unlisted=unlisted)
+
     def reset_poll(
         self, poll_id: str, *, expected_version: int, actor: str, reason: str
     ) -> values.PollDefinition:

@@ -200,6 +200,8 @@ def poll_item(poll: values.PollDefinition, now: str) -> dict[str, Any]:
         item[schema.CLOSES_AT] = {"S": poll.closes_at}
     if poll.max_voters is not None:
         item[schema.MAX_VOTERS] = {"N": str(poll.max_voters)}
+    if poll.unlisted:
+        item[schema.UNLISTED] = {"BOOL": True}
     return item
 
 
@@ -228,6 +230,7 @@ def poll_from_item(item: dict[str, Any]) -> values.PollDefinition:
         closes_at=optional_str(item.get(schema.CLOSES_AT)),
         max_voters=as_int(max_voters) if max_voters else None,
         audience=as_str(item.get(schema.AUDIENCE), "anyone"),
+        unlisted=as_bool(item.get(schema.UNLISTED)),
         version=as_int(item.get(schema.VERSION)),
         resets=as_int(item.get(schema.RESETS)),
     )

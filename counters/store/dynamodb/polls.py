@@ -148,6 +148,11 @@ def set_poll_revealed(table: Table, poll_id: str, *, revealed: bool) -> PollDefi
     return set_poll_flag(table, poll_id, schema.REVEALED, revealed, refusals.REVEALED_WORDS)
 
 
+def set_poll_unlisted(table: Table, poll_id: str, *, unlisted: bool) -> PollDefinition:
+    """Set the poll's `unlisted` flag only if it is the other way now (a poll without one is listed)."""
+    return set_poll_flag(table, poll_id, schema.UNLISTED, unlisted, refusals.UNLISTED_WORDS)
+
+
 def set_poll_flag(table: Table, poll_id: str, flag: str, on: bool, words: tuple[str, str]) -> PollDefinition:
     """Set one flag of the poll, only if it is the other way now, bumping its version; Conflict if so."""
     try:

@@ -92,6 +92,10 @@ class PollMethods(MemoryState):
         """Reveal or hide a poll's totals that are the other way now."""
         return self._set_flag(poll_id, "revealed", revealed, refusals.REVEALED_WORDS)
 
+    def set_poll_unlisted(self, poll_id: str, *, unlisted: bool) -> values.PollDefinition:
+        """Take a poll off the public dashboard or put it back, if it is the other way now."""
+        return self._set_flag(poll_id, "unlisted", unlisted, refusals.UNLISTED_WORDS)
+
     def _set_flag(self, poll_id: str, flag: str, on: bool, words: tuple[str, str]) -> values.PollDefinition:
         """Set one flag of the poll if it is the other way now, bumping its version; Conflict if not."""
         with self._lock:

@@ -39,7 +39,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     overview, polls, choices, unavailable = None, [], {}, request.counter_unavailable
     if not unavailable:
         try:
-            polls = selectors.poll_list()
+            polls = selectors.dashboard_polls()
             overview = selectors.overview(counters=selectors.counter_list(), polls=polls)
             choices = selectors.voter_choices(voter=voter_for(request), poll_ids=[poll.id for poll in polls])
         except StoreUnavailable:

@@ -109,6 +109,11 @@ def polls_with_codes() -> list[PollDefinition]:
     return [poll for poll in get_store().list_polls() if poll.code]
 
 
+def closed_now(polls: list[PollDefinition]) -> set[str]:
+    """Ids of the polls that take no votes now: closed by staff, by their closing time or by their voters."""
+    return {totals.id for totals in selectors.poll_totals_for(polls) if totals.closed} if polls else set()
+
+
 def neighbours(
     poll: PollDefinition, talk: Talk | None = None
 ) -> tuple[PollDefinition | None, PollDefinition | None]:

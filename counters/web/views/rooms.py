@@ -60,6 +60,7 @@ def enter(request: HttpRequest) -> HttpResponse:
         try:
             context["polls"] = room_data.polls_with_codes()
             context["talks"] = talk_reads.talk_list()
+            context["closed"] = room_data.closed_now(context["polls"])
         except CounterError as exc:
             return respond_to_error(request, exc)
     return render(request, "counters/room_enter.html", context, status=status)

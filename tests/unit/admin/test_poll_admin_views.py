@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from counters.domain.values import PollDefinition, PollOption
 from counters.exceptions import UnknownCounter
 from tests.support.admin_users import make_user
 
@@ -175,3 +176,47 @@ def test_edit_the_question_and_labels_until_the_first_vote(manager, memory_store
     shown = re.search(r'name="shown" value="([^"]+)"', page).group(1)
     late = manager.post(f"{LIST}lunch/edit/", {**edit, "shown": shown, "question": "Late?"}, follow=True)
     assert "locked" in late.content.decode() and memory_store.get_poll("lunch").question == "Lunch today?"
+
+
+@pytest.mark.django_db
+def test_a_poll_past_its_closing_time_is_closed_in_the_admin_with_no_close_or_reopen(manager, memory_store):
+    options = (PollOption(id="yes", label="Yes"), PollOption(id="no", label="No"))
+    memory_store.create_poll(
+        PollDefinition(id="past", question="Past?", options=options, closes_at="2000-01-01T00:00:00Z")
+    )
+    assert "<td>closed</td>" in manager.get(LIST).content.decode()
+    page = manager.get(f"{LIST}past/").content.decode()
+    assert 'id="poll-state">closed by its closing time<' in page
+    assert "closed at 2000-01-01T00:00:00Z" in page
+    assert 'id="closed-form"' not in page and 'id="closed-note"' in page
+    assert "0 voters" in page and "results shown to each voter after voting" not in page
+
+
+@pytest.mark.django_db
+def test_the_poll_page_says_each_results_rule_once_and_counts_in_the_right_number(manager, memory_store):
+    options = (PollOption(id="yes", label="Yes"), PollOption(id="no", label="No"))
+    memory_store.create_poll(PollDefinition(id="shown", question="Q?", options=options, results="revealed"))
+    memory_store.cast_vote("shown", voter="v1", option="yes")
+    page = manager.get(f"{LIST}shown/").content.decode()
+    assert "results shown when revealed (hidden now)" in page and "(revealed)" not in page
+    assert "1 voter ·" in page
+
+
+@pytest.mark.django_db
+def test_a_poll_made_here_stays_off_the_dashboard_unless_chosen_and_can_go_on_and_off(
+    manager, client, memory_store
+):
+    manager.post(f"{LIST}add/", {"poll_id": "talk", "question": "Talk?", "options": "Yes\nNo"})
+    manager.post(
+        f"{LIST}add/", {"poll_id": "open", "question": "Everyone?", "options": "Yes\nNo", "dashboard": "on"}
+    )
+    assert (memory_store.get_poll("talk").unlisted, memory_store.get_poll("open").unlisted) == (True, False)
+    page = manager.get(f"{LIST}talk/").content.decode()
+    assert "off the public dashboard" in page and "Show it on the public dashboard" in page
+    shown = manager.post(f"{LIST}talk/dashboard/", {"unlisted": "0"}, follow=True).content.decode()
+    assert "Poll talk is now on the public dashboard." in shown
+    assert memory_store.get_poll("talk").unlisted is False
+    stale = manager.post(f"{LIST}talk/dashboard/", {"unlisted": "0"}, follow=True).content.decode()
+    assert "Poll &#x27;talk&#x27; is already on the dashboard." in stale
+    assert manager.post(f"{LIST}talk/dashboard/", {"unlisted": "maybe"}, follow=True).status_code == 200
+    assert memory_store.get_poll("talk").unlisted is False

@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from counters import selectors
+from counters.domain.values import PollDefinition, PollOption
 from counters.exceptions import InvalidInput, UnknownCounter
+
+PAST, AHEAD = "2000-01-01T00:00:00Z", "2999-01-01T00:00:00Z"
 
 
 def test_poll_totals_follow_the_votes_in_option_order(memory_demo_store):
@@ -50,3 +53,17 @@ def test_voter_choices_name_the_option_held_in_each_poll(memory_demo_store):
     assert selectors.voter_choices(voter="v1", poll_ids=["language", "deploy"]) == {"language": "go"}
     assert selectors.voter_choices(voter="v2", poll_ids=["language"]) == {}
     assert selectors.voter_choices(voter="v1", poll_ids=[]) == {}
+
+
+def test_a_poll_past_its_closing_time_reads_closed_by_its_rule(memory_store):
+    options = (PollOption(id="yes", label="Yes"), PollOption(id="no", label="No"))
+    memory_store.create_poll(PollDefinition(id="past", question="Past?", options=options, closes_at=PAST))
+    memory_store.create_poll(PollDefinition(id="ahead", question="Ahead?", options=options, closes_at=AHEAD))
+    memory_store.create_poll(PollDefinition(id="shut", question="Shut?", options=options, closed=True))
+    listed = {p.id: p for p in selectors.poll_list()}
+    assert [(i, p.closed, p.closed_by_rule) for i, p in listed.items()] == [
+        ("ahead", False, False),
+        ("past", True, True),
+        ("shut", True, False),
+    ]
+    assert selectors.poll_totals(poll_id="past").as_dict()["closed"] is True

@@ -478,6 +478,24 @@ def test_polls_reveal_and_hide_once_each_and_bump_their_version(any_store):
     assert any_store.get_poll("lang") == hidden
 
 
+@moto_too
+def test_a_poll_goes_off_the_dashboard_and_back_once_each(any_store):
+    any_store.create_poll(lang_poll())
+    assert any_store.get_poll("lang").unlisted is False  # stored without the flag: listed, as before it
+    off = any_store.set_poll_unlisted("lang", unlisted=True)
+    assert (off.unlisted, off.version) == (True, 1)
+    with pytest.raises(Conflict, match="already off the dashboard"):
+        any_store.set_poll_unlisted("lang", unlisted=True)
+    assert any_store.get_poll("lang") == off
+    assert any_store.set_poll_unlisted("lang", unlisted=False).unlisted is False
+    with pytest.raises(Conflict, match="already on the dashboard"):
+        any_store.set_poll_unlisted("lang", unlisted=False)
+    any_store.create_poll(lang_poll(poll_id="talk", unlisted=True))
+    assert any_store.get_poll("talk").unlisted is True
+    with pytest.raises(UnknownCounter):
+        any_store.set_poll_unlisted("nope", unlisted=True)
+
+
 # ---- votes ----
 
 

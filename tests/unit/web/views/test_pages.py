@@ -53,6 +53,18 @@ def test_dashboard_lists_counters_and_counts_itself(client, memory_demo_store):
 
 
 @pytest.mark.django_db
+def test_a_poll_kept_off_the_dashboard_is_not_listed_there_but_keeps_its_own_page(client, memory_demo_store):
+    memory_demo_store.set_poll_unlisted("language", unlisted=True)
+    html = client.get("/").content.decode()
+    assert "Which language do you reach for first?" not in html
+    assert 'data-poll="deploy"' in html
+    code = memory_demo_store.get_poll("language").code
+    assert "Which language do you reach for first?" in client.get(f"/p/{code}").content.decode()
+    polls = client.get("/api/polls").json()["polls"]
+    assert {p["id"]: p["dashboard"] for p in polls} == {"deploy": True, "language": False}
+
+
+@pytest.mark.django_db
 def test_dashboard_counter_has_no_page_of_its_own(client, memory_demo_store):
     response = client.get("/pages/dashboard/")
     assert (response.status_code, response["Location"]) == (302, "/")

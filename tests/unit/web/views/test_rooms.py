@@ -137,3 +137,40 @@ def test_a_multiple_choice_voter_finds_every_pick_marked_again(client, memory_st
     html = client.get(f"/p/{poll.code}").content.decode()
     assert 'data-picks="red blue"' in html
     assert html.count('aria-pressed="true"') == 2
+
+
+@pytest.mark.django_db
+def test_one_vote_and_one_voter_are_said_in_the_singular(client, memory_store, django_user_model):
+    poll = make_poll(memory_store, results="always")
+    votes(memory_store, poll, red=1)
+    audience = client.get(f"/p/{poll.code}").content.decode()
+    assert re.search(r"data-total>1</span> <span data-total-unit[^>]*>vote</span> in all", audience)
+    present = staff_client(client, django_user_model).get(f"/p/{poll.code}/present").content.decode()
+    assert re.search(r"data-total>1</strong> <span data-total-unit[^>]*>vote</span>", present)
+    assert re.search(r"data-voters>1</strong> <span data-voters-unit[^>]*>voter</span>", present)
+    votes(memory_store, poll, green=2)
+    present = client.get(f"/p/{poll.code}/present").content.decode()
+    assert re.search(r"data-total>3</strong> <span data-total-unit[^>]*>votes</span>", present)
+
+
+@pytest.mark.django_db
+def test_a_poll_past_its_closing_time_is_closed_on_every_room_page(client, memory_store, django_user_model):
+    poll = make_poll(memory_store, closes_at="2000-01-01T00:00:00Z")
+    make_poll(memory_store, "later", closes_at="2999-01-01T00:00:00Z")
+    audience = client.get(f"/p/{poll.code}").content.decode()
+    assert 'id="room-hint" hidden' in audience  # no "tap another to change your vote"
+    assert re.search(r"data-closed-note>This poll is closed", audience)
+    staff = staff_client(client, django_user_model)
+    listed = staff.get("/p").content.decode()
+    assert re.search(rf"{poll.code}</span> <span class=\"room-note\">\(closed\)", listed)
+    assert listed.count("(closed)") == 1
+    present = staff.get(f"/p/{poll.code}/present").content.decode()
+    assert '<span class="badge" data-state-open>Closed</span>' in present
+
+
+@pytest.mark.django_db
+def test_the_join_address_may_wrap_only_after_its_host(client, memory_store, django_user_model):
+    poll = make_poll(memory_store)
+    html = staff_client(client, django_user_model).get(f"/p/{poll.code}/present").content.decode()
+    parts = f'<span class="join-part">testserver/</span><wbr><span class="join-part">p/{poll.code}</span>'
+    assert f'<strong class="join-address">{parts}</strong>' in html

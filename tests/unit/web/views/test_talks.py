@@ -62,6 +62,9 @@ def test_a_presenter_makes_a_talk_of_four_polls_with_ids_derived_in_order(presen
     assert (polls[1].kind, polls[1].results, len(polls[1].options)) == ("rating", "revealed", 5)
     assert [o.id for o in polls[2].options] == ["cafe", "tea"] and polls[2].closes_at is None
     assert (polls[3].kind, polls[3].max_picks) == ("multi", 3)
+    # A talk's polls are the room's: none is listed on the public dashboard.
+    assert [poll.unlisted for poll in polls] == [True] * 4
+    assert not any(question in presenter.get("/").content.decode() for question in QUESTIONS)
     page = presenter.get(f"/p/talks/{talk_id}").content.decode()
     assert [page.index(q) for q in ("Which colour?", "Rate the talk", "Café or tea?")] == sorted(
         page.index(q) for q in ("Which colour?", "Rate the talk", "Café or tea?")
