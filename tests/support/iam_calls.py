@@ -1,12 +1,14 @@
 """Record the IAM actions a store's DynamoDB and Streams clients call, and on which resource.
 
-botocore fires `before-parameter-build.<service>.<Operation>` once per API call, with its parameters. A
+Each request is seen as it is sent: `before-send.<service>.<Operation>` is fired by botocore and by the
+store's direct writes (counters/store/dynamodb/direct.py) alike, with the request's target and JSON. A
 TransactWriteItems is authorised per item (PutItem, UpdateItem, DeleteItem, ConditionCheckItem), so
 it is recorded as those; every Streams call is on the table's stream.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,9 +36,7 @@ class CallRecorder:
 
     def watch(self, client: Any) -> Any:
         """Record every call `client` makes from now on; return it."""
-        client.meta.events.register(
-            f"before-parameter-build.{service_of(client.meta.service_model)}", self._called
-        )
+        client.meta.events.register(f"before-send.{service_of(client.meta.service_model)}", self._sent)
         return client
 
     def actions(self, role: str, resource: str) -> set[str]:
@@ -56,10 +56,13 @@ class CallRecorder:
         finally:
             self.role = ""
 
-    def _called(self, *, model: Any, params: dict, **kwargs: Any) -> None:
-        assert self.role, f"{model.name} called outside any role"
+    def _sent(self, *, request: Any, **kwargs: Any) -> None:
+        target = request.headers["X-Amz-Target"]
+        prefix, operation = (target.decode() if isinstance(target, bytes) else target).rsplit(".", 1)
+        assert self.role, f"{operation} called outside any role"
+        service = "dynamodb-streams" if prefix.startswith("DynamoDBStreams") else "dynamodb"
         calls = self.seen.setdefault(self.role, set())
-        calls.update(iam_calls(service_of(model.service_model), model.name, params))
+        calls.update(iam_calls(service, operation, json.loads(request.body or b"{}")))
 
 
 def service_of(service_model: Any) -> str:
