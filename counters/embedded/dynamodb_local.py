@@ -184,12 +184,18 @@ def stop(data_dir: Path, timeout: float = 10) -> bool:
         recorded = _read_server(paths)
         if recorded is None:
             return False
-        stopped = False
-        if recorded.pid is not None and _is_our_server(recorded.pid, paths.root):
-            _terminate(recorded.pid, timeout=timeout)
-            stopped = True
+        running_pid = (
+            recorded.pid if recorded.pid is not None and _is_our_server(recorded.pid, paths.root) else None
+        )
+        # Marked stopped before it goes: a supervisor that sees it gone already reads "on purpose".
         _write_json(paths.server, {"port": recorded.port})
-        return stopped
+        if running_pid is not None:
+            try:
+                _terminate(running_pid, timeout=timeout)
+            except BaseException:
+                _write_json(paths.server, {"port": recorded.port, "pid": running_pid})
+                raise
+        return running_pid is not None
 
 
 class InMemoryDynamo:
