@@ -24,6 +24,10 @@ from tests.support.redis_server import RedisServer
 from tests.support.server_loop import server_loop
 from tests.support.work import CallCounter, RequestWork, Work
 
+# Counted in `make test`'s serial pass: inside an xdist worker the same warm requests read 5-8% more
+# calls (1,369 for a beacon that reads 1,264-1,301 alone), which a 3% headroom cannot tell from new work.
+pytestmark = pytest.mark.alone
+
 ORIGIN = "https://docs.example"
 REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"
